@@ -1,0 +1,40 @@
+// swift-tools-version:6.0
+// MatterHub: a Matter-over-IP commissioner and home hub for Linux.
+import PackageDescription
+
+/// Every Swift target is built in Swift 6 mode with warnings treated as errors.
+let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+
+let package = Package(
+    name: "MatterHub",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "matterctl", targets: ["matterctl"]),
+        .library(name: "MatterTLV", targets: ["MatterTLV"]),
+        .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
+    ],
+    targets: [
+        // C shims: every line of C and every module map lives under CShims/.
+        .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
+                       providers: [.apt(["libqrencode-dev"])]),
+
+        // Codecs: standard library only.
+        .target(name: "MatterTLV", swiftSettings: strict),
+        .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+
+        // The command-line tool.
+        .executableTarget(name: "matterctl",
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
+                          swiftSettings: strict),
+
+        // Tests (Swift Testing), one target per module.
+        .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterSetupPayloadTests",
+                    dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
+        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,169 @@
+/// The kind of a TLV container (Matter Core A.11).
+public enum TLVContainerKind: Hashable, Sendable {
+    /// Members with distinct, non-anonymous tags; order carries no meaning.
+    case structure
+    /// Ordered, anonymous members.
+    case array
+    /// Ordered members, tagged or not.
+    case list
+}
+
+/// The value of a TLV element.
+public enum TLVValue: Hashable, Sendable {
+    case signed(Int64)
+    case unsigned(UInt64)
+    case bool(Bool)
+    case float(Float)
+    case double(Double)
+    case utf8(String)
+    case bytes([UInt8])
+    case null
+    case container(TLVContainerKind, [TLVElement])
+}
+
+/// One TLV element: a tag and a value. Containers hold their members in order.
+public struct TLVElement: Hashable, Sendable {
+    public var tag: TLVTag
+    public var value: TLVValue
+
+    public init(tag: TLVTag = .anonymous, _ value: TLVValue) {
+        self.tag = tag
+        self.value = value
+    }
+}
+
+// MARK: - Building element trees
+
+extension TLVElement {
+    public static func structure(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: tag, .container(.structure, members))
+    }
+    public static func array(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: tag, .container(.array, members))
+    }
+    public static func list(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: tag, .container(.list, members))
+    }
+    public static func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ tag: TLVTag = .anonymous, _ v: T) -> TLVElement {
+        TLVElement(tag: tag, .unsigned(UInt64(v)))
+    }
+    public static func signed<T: FixedWidthInteger & SignedInteger>(_ tag: TLVTag = .anonymous, _ v: T) -> TLVElement {
+        TLVElement(tag: tag, .signed(Int64(v)))
+    }
+    public static func bytes(_ tag: TLVTag = .anonymous, _ v: [UInt8]) -> TLVElement {
+        TLVElement(tag: tag, .bytes(v))
+    }
+    public static func utf8(_ tag: TLVTag = .anonymous, _ v: String) -> TLVElement {
+        TLVElement(tag: tag, .utf8(v))
+    }
+    public static func bool(_ tag: TLVTag = .anonymous, _ v: Bool) -> TLVElement {
+        TLVElement(tag: tag, .bool(v))
+    }
+    public static func null(_ tag: TLVTag = .anonymous) -> TLVElement {
+        TLVElement(tag: tag, .null)
+    }
+}
+
+// MARK: - Reading element trees with typed errors
+
+extension TLVElement {
+    /// The members of a container, or an empty array for a scalar.
+    public var members: [TLVElement] {
+        if case .container(_, let m) = value { return m }
+        return []
+    }
+
+    /// The first member with the given tag.
+    public func member(_ tag: TLVTag) -> TLVElement? {
+        members.first { $0.tag == tag }
+    }
+
+    /// The first member with the given context tag.
+    public subscript(context tag: UInt8) -> TLVElement? {
+        member(.context(tag))
+    }
+
+    /// The member with the given context tag, or `missingField`.
+    public func required(_ tag: UInt8) throws(TLVError) -> TLVElement {
+        guard let m = member(.context(tag)) else { throw .missingField(.context(tag)) }
+        return m
+    }
+
+    private var typeName: String {
+        switch value {
+        case .signed: return "signed integer"
+        case .unsigned: return "unsigned integer"
+        case .bool: return "boolean"
+        case .float: return "float"
+        case .double: return "double"
+        case .utf8: return "UTF-8 string"
+        case .bytes: return "octet string"
+        case .null: return "null"
+        case .container(let k, _): return "\(k)"
+        }
+    }
+
+    private func wrongType(_ expected: String) -> TLVError {
+        .wrongType(tag: tag, expected: expected, found: typeName)
+    }
+
+    /// The value as an unsigned integer of type `T`; a signed non-negative value is accepted too.
+    public func unsigned<T: FixedWidthInteger & UnsignedInteger>(as _: T.Type = UInt64.self) throws(TLVError) -> T {
+        switch value {
+        case .unsigned(let v):
+            guard let r = T(exactly: v) else { throw .outOfRange(tag: tag) }
+            return r
+        case .signed(let v):
+            guard let r = T(exactly: v) else { throw .outOfRange(tag: tag) }
+            return r
+        default: throw wrongType("unsigned integer")
+        }
+    }
+
+    /// The value as a signed integer of type `T`; an unsigned value that fits is accepted too.
+    public func signed<T: FixedWidthInteger & SignedInteger>(as _: T.Type = Int64.self) throws(TLVError) -> T {
+        switch value {
+        case .signed(let v):
+            guard let r = T(exactly: v) else { throw .outOfRange(tag: tag) }
+            return r
+        case .unsigned(let v):
+            guard let r = T(exactly: v) else { throw .outOfRange(tag: tag) }
+            return r
+        default: throw wrongType("signed integer")
+        }
+    }
+
+    public func bool() throws(TLVError) -> Bool {
+        guard case .bool(let v) = value else { throw wrongType("boolean") }
+        return v
+    }
+
+    public func bytes() throws(TLVError) -> [UInt8] {
+        guard case .bytes(let v) = value else { throw wrongType("octet string") }
+        return v
+    }
+
+    public func utf8() throws(TLVError) -> String {
+        guard case .utf8(let v) = value else { throw wrongType("UTF-8 string") }
+        return v
+    }
+
+    public func double() throws(TLVError) -> Double {
+        switch value {
+        case .double(let v): return v
+        case .float(let v): return Double(v)
+        default: throw wrongType("floating point")
+        }
+    }
+
+    public var isNull: Bool {
+        if case .null = value { return true }
+        return false
+    }
+
+    /// The members, checking that this is a container of the given kind.
+    public func members(of kind: TLVContainerKind) throws(TLVError) -> [TLVElement] {
+        guard case .container(let k, let m) = value, k == kind else { throw wrongType("\(kind)") }
+        return m
+    }
+}
