@@ -1,0 +1,65 @@
+import Foundation
+
+/// `matterctl`: the MatterHub command-line tool.
+enum Matterctl {
+    /// Every subcommand, in the order the help lists them.
+    static let commands: [any Command.Type] = [
+        PayloadCommand.self,
+    ]
+
+    static var help: String {
+        var lines = [
+            "matterctl: MatterHub, a Matter commissioner and home hub for Linux.",
+            "",
+            "usage: matterctl <command> [options]",
+            "",
+            "commands:",
+        ]
+        for c in commands { lines.append("  " + c.name.padding(to: 16) + c.summary) }
+        lines.append("")
+        lines.append("Run 'matterctl <command> --help' for the options of a command.")
+        return lines.joined(separator: "\n")
+    }
+
+    static func main(_ argv: [String]) async -> Int32 {
+        guard let first = argv.first else {
+            Output.err(help)
+            return 64
+        }
+        if first == "--help" || first == "-h" || first == "help" {
+            Output.out(help)
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            Output.err("error: unknown command '\(first)'\n\n\(help)")
+            return 64
+        }
+        let rest = Array(argv.dropFirst())
+        if rest.contains("--help") || rest.contains("-h") {
+            Output.out(command.help)
+            return 0
+        }
+        do {
+            return try await command.run(rest)
+        } catch let e as UsageError {
+            Output.err("error: \(e.message)\n\n\(command.help)")
+            return 64
+        } catch let e as CommandFailure {
+            Output.err("error: \(e.message)")
+            return 1
+        } catch {
+            Output.err("error: \(error)")
+            return 1
+        }
+    }
+}
+
+extension String {
+    func padding(to width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+let status = await Matterctl.main(Array(CommandLine.arguments.dropFirst()))
+fflush(nil)
+exit(status)
