@@ -27,6 +27,13 @@ let package = Package(
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
                           swiftSettings: strict),
 
+        // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv", dependencies: ["MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/TLVFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
+                          path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
                     swiftSettings: strict),
