@@ -21,6 +21,7 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -39,6 +40,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
