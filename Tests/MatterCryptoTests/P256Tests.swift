@@ -128,6 +128,10 @@ import TestSupport
         let compressed = [0x02 | (uncompressed[64] & 1)] + Array(uncompressed[1...32])
         #expect(try P256PublicKey(x962Representation: compressed) == key)
         #expect(try P256PublicKey(derRepresentation: key.derRepresentation) == key)
+        // The hybrid form (06/07 || X || Y) is valid SEC1 but not a form Matter uses.
+        #expect(throws: CryptoError.self) {
+            try P256PublicKey(x962Representation: [0x06 | (uncompressed[64] & 1)] + uncompressed.dropFirst())
+        }
     }
 
     @Test func privateKeyFormsRoundTrip() throws {
