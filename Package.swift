@@ -30,6 +30,8 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
+                swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -50,6 +52,9 @@ let package = Package(
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterSecureChannelTests",
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),

@@ -86,17 +86,30 @@ import TestSupport
         await client.shutdown()
     }
 
+    /// Corruption is only detectable on secure sessions (unsecured messages carry no MIC), so
+    /// this runs over a secure session: corrupted frames fail authentication and MRP resends.
     @Test func duplicatesAreDroppedAndCorruptionRejected() async throws {
         let faults = FaultInjectingTransport.Faults(duplication: 0.5, corruption: 0.2)
         let (client, server, address) = await Self.makePair(faults: faults, seed: 42)
-        let session = await client.newUnsecuredSession(to: address, peerMRP: MRPParameters(idleInterval: 30, activeInterval: 30))
+        let k1 = SecretBytes(Array(repeating: 3, count: 16)), k2 = SecretBytes(Array(repeating: 4, count: 16))
+        let challenge = SecretBytes(Array(repeating: 0, count: 16))
+        let fast = MRPParameters(idleInterval: 30, activeInterval: 30)
+        await server.addSecureSession(SecureSessionParameters(localSessionID: 2, peerSessionID: 1, encryptKey: k2,
+                                                              decryptKey: k1, attestationChallenge: challenge,
+                                                              peerAddress: MemoryNetwork.address(port: 0), peerMRP: fast,
+                                                              peer: .pase, isInitiator: false))
+        let session = await client.addSecureSession(SecureSessionParameters(
+            localSessionID: 1, peerSessionID: 2, encryptKey: k1, decryptKey: k2, attestationChallenge: challenge,
+            peerAddress: address, peerMRP: fast, peer: .pase, isInitiator: true))
         let e = try await client.newExchange(on: session)
         for i in 0..<20 {
             let reply = try await e.request(Self.echo, opcode: 1, payload: [UInt8(i)], timeout: .seconds(10))
             #expect(reply.payload == [UInt8(i)])
         }
         let dropped = await client.statistics.duplicatesDropped + server.statistics.duplicatesDropped
+        let rejected = await client.statistics.undecryptable + server.statistics.undecryptable
         #expect(dropped > 0)
+        #expect(rejected > 0)
         await client.shutdown()
         await server.shutdown()
     }
