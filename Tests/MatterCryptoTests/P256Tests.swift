@@ -134,6 +134,25 @@ import TestSupport
         }
     }
 
+    /// One key shared by concurrent tasks (keys are Sendable and OpenSSL keys are read-only).
+    @Test func concurrentUseOfOneKey() async throws {
+        let key = P256PrivateKey(), peer = P256PrivateKey().publicKey
+        let expected = try key.sharedSecret(with: peer)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let message = [UInt8(index)]
+                    let signature = try key.signature(for: message)
+                    return key.publicKey.isValidSignature(signature, for: message)
+                        && (try key.sharedSecret(with: peer)) == expected
+                        && SHA256.hash(message) == SHA256.hash([UInt8(index)])
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 16 && results.allSatisfy { $0 })
+    }
+
     @Test func privateKeyFormsRoundTrip() throws {
         let key = P256PrivateKey()
         let raw = key.rawRepresentation
