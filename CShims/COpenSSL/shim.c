@@ -511,7 +511,11 @@ int mh_ecdh(EVP_PKEY *priv, EVP_PKEY *peer, uint8_t *out32) {
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, priv, NULL);
     if (ctx == NULL) return 0;
     size_t len = 32;
-    int ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer(ctx, peer) == 1
+    // No second validation of the peer: every public EVP_PKEY here came through
+    // mh_p256_from_public / mh_p256_decode_spki / a private key, which require a point on the
+    // curve other than infinity, and P-256 has cofactor 1, so OpenSSL's extra n·Q = O check
+    // (a full scalar multiplication) adds nothing.
+    int ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer_ex(ctx, peer, 0) == 1
         && EVP_PKEY_derive(ctx, out32, &len) == 1 && len == 32;
     EVP_PKEY_CTX_free(ctx);
     return ok;
