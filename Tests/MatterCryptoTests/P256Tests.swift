@@ -167,6 +167,19 @@ import TestSupport
         #expect(throws: CryptoError.self) { try P256PrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\n") }
     }
 
+    /// Found by fuzz-crypto: OpenSSL accepts a SEC1 key whose embedded public key does not
+    /// belong to its scalar; such a (corrupted) key must be refused.
+    @Test func mismatchedEmbeddedPublicKeyIsRefused() throws {
+        let sec1 = P256PrivateKey().sec1DERRepresentation.bytes
+        var corrupted = sec1
+        corrupted[7 + 31] ^= 0x01  // last byte of the 32-byte scalar (30 77 02 01 01 04 20 <scalar>)
+        #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: corrupted) }
+        let crash = Hex.decode(
+            "30770201010420846519c4b8fc590459985c19466ab04b0e9bffb2927df9ce6feb47826b1dce38a00a06082a8648ce3d"
+            + "030107a144034200047dd00830437ffbd7070938493184b4bc56464f7d8100cdef33f8929939bebc8d533695d71f4c0da9bf1c8e847fdd708b5cd3abd62ee3358169bd32085a3528dd")!
+        #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: crash) }
+    }
+
     /// The SDK's test key files (SEC1, DER and PEM) load, agree with each other, and hold the
     /// key of the certificate with the same name (public key from attestation_certs.json).
     @Test func sdkTestKeyFilesLoad() throws {
