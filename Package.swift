@@ -22,11 +22,14 @@ let package = Package(
         // OSSL_PARAM arrays). Only MatterCrypto imports it.
         .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
+        // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
+        .target(name: "CNet", path: "CShims/CNet"),
+
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
