@@ -44,6 +44,8 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
+                          path: "Fuzz/CryptoFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
