@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "matterctl", targets: ["matterctl"]),
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
+        .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -21,6 +22,7 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterCertificates", dependencies: ["MatterTLV"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -32,6 +34,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCertificatesTests",
+                    dependencies: ["MatterCertificates", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
