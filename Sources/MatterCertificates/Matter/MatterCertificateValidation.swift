@@ -129,8 +129,10 @@ public enum MatterCertificateValidator {
         guard found == role else { throw .wrongCertificateRole(expected: role.description, found: found.description) }
     }
 
-    /// SKID and AKID present; no critical extension Matter does not know.
+    /// A valid P-256 public key; SKID, AKID, basic constraints and key usage present; no
+    /// critical extension Matter does not know.
     static func commonChecks(_ cert: MatterCertificate, _ name: String) throws(CertificateError) {
+        guard (try? P256PublicKey(x962Representation: cert.publicKey)) != nil else { throw .invalidPublicKey }
         guard cert.subjectKeyIdentifier != nil else { throw .usageNotAllowed(name, "subject key identifier is missing") }
         guard cert.authorityKeyIdentifier != nil else { throw .usageNotAllowed(name, "authority key identifier is missing") }
         guard cert.basicConstraints != nil else { throw .usageNotAllowed(name, "basic constraints are missing") }
