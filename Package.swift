@@ -28,17 +28,27 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
                           swiftSettings: strict),
 
+        // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv", dependencies: ["MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/TLVFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
+                          path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),

@@ -239,7 +239,9 @@ int mh_aes128_ctr(const uint8_t *key, const uint8_t *iv16, const uint8_t *in, si
 // MARK: P-256 group arithmetic
 
 static EC_POINT *load_point(const uint8_t *bytes, size_t len, BN_CTX *bn) {
-    if (bytes == NULL || (len != 65 && len != 33)) return NULL;
+    // Only the SEC1 forms Matter uses: 04||X||Y or 02/03||X (OpenSSL would also take hybrid 06/07).
+    if (bytes == NULL || !((len == 65 && bytes[0] == 0x04) || (len == 33 && (bytes[0] == 0x02 || bytes[0] == 0x03))))
+        return NULL;
     EC_POINT *point = EC_POINT_new(p256);
     if (point == NULL) return NULL;
     if (EC_POINT_oct2point(p256, point, bytes, len, bn) != 1
