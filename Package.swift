@@ -41,6 +41,10 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
