@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
+        .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
                 swiftSettings: strict),
+        .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -46,6 +48,10 @@ let package = Package(
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -59,6 +65,9 @@ let package = Package(
                     dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCertificatesTests",
+                    dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
