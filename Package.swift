@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
-        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
@@ -62,7 +62,8 @@ let package = Package(
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterSecureChannelTests",
-                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV",
+                                   "MatterCertificates", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
