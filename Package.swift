@@ -53,6 +53,10 @@ let package = Package(
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
 
+        .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
+                                                               "FuzzSupport"],
+                          path: "Fuzz/MessageFuzz", swiftSettings: strict),
+
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
                     swiftSettings: strict),
@@ -74,6 +78,9 @@ let package = Package(
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
+        .executableTarget(name: "handshake-bench",
+                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                          path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     ]
