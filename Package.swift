@@ -12,19 +12,25 @@ let package = Package(
         .executable(name: "matterctl", targets: ["matterctl"]),
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
+        .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
+        .target(name: "CAvahi", path: "CShims/CAvahi",
+                linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
+        .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery"],
                           swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
@@ -32,6 +38,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.

@@ -1,0 +1,113 @@
+internal import CAvahi
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Browses and resolves through the system's avahi-daemon (over D-Bus, via libavahi-client).
+/// Each browse runs on its own Avahi threaded poll; it survives daemon restarts (reporting
+/// `.disconnected` / `.reconnected`) and is torn down when the stream's consumer stops.
+///
+/// One process talks to one daemon: libdbus reads `DBUS_SYSTEM_BUS_ADDRESS` once.
+public struct AvahiBrowser: ServiceBrowsing {
+    public init() {}
+
+    public func browse(type: String) -> AsyncThrowingStream<ServiceEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ServiceEvent.self)
+        let context = BrowseContext(continuation: continuation)
+        let unmanaged = Unmanaged.passRetained(context)
+        var error: Int32 = 0
+        guard let browse = mh_browse_new(type, nil, browseEventCallback, releaseContextCallback,
+                                         unmanaged.toOpaque(), &error) else {
+            unmanaged.release()
+            continuation.finish(throwing: DiscoveryError.daemonUnavailable(
+                avahiError: error, reason: String(cString: mh_strerror(error))))
+            return stream
+        }
+        let handle = BrowseHandle(browse)
+        continuation.onTermination = { _ in
+            // onTermination may run on the poll thread (a callback finishing the stream), where
+            // stopping the poll is illegal: tear down from another thread.
+            DispatchQueue.global().async { handle.free() }
+        }
+        return stream
+    }
+}
+
+/// Owns an `mh_browse*`. Safe to send: the pointer is only freed, once, from one thread.
+private final class BrowseHandle: @unchecked Sendable {
+    private let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    func free() { mh_browse_free(pointer) }
+}
+
+/// The per-browse state the C callbacks reach through their context pointer. Only the poll
+/// thread touches `aggregator` (and the creating thread before the poll starts), so it needs no
+/// lock.
+final class BrowseContext: @unchecked Sendable {
+    let continuation: AsyncThrowingStream<ServiceEvent, any Error>.Continuation
+    var aggregator = ServiceAggregator()
+    init(continuation: AsyncThrowingStream<ServiceEvent, any Error>.Continuation) {
+        self.continuation = continuation
+    }
+
+    func handle(_ ev: mh_event) {
+        let slot = ServiceAggregator.Slot(interfaceIndex: ev.interface_index, protocolIsIPv6: ev.protocol == 1)
+        switch Int(ev.kind) {
+        case Int(MH_EVENT_FOUND.rawValue):
+            let family: ServiceAddress.Family = ev.protocol == 1 ? .ipv6 : .ipv4
+            let ip = ev.address.map { String(cString: $0) } ?? ""
+            let address = ip.isEmpty ? nil : ServiceAddress(
+                ip: ip, family: family, interfaceIndex: ev.interface_index,
+                interfaceName: interfaceName(ev.interface_index))
+            let txt = ev.txt.map { TXTRecord(wire: Array(UnsafeBufferPointer(start: $0, count: ev.txt_length))) }
+                ?? TXTRecord()
+            if let e = aggregator.resolved(name: string(ev.name), type: string(ev.type),
+                                           domain: string(ev.domain), slot: slot,
+                                           host: string(ev.host), address: address,
+                                           port: ev.port, txt: txt) {
+                continuation.yield(e)
+            }
+        case Int(MH_EVENT_REMOVED.rawValue):
+            if let e = aggregator.removed(name: string(ev.name), type: string(ev.type),
+                                          domain: string(ev.domain), slot: slot) {
+                continuation.yield(e)
+            }
+        case Int(MH_EVENT_ALL_FOR_NOW.rawValue):
+            for e in aggregator.allForNow() { continuation.yield(e) }
+            continuation.yield(.allForNow)
+        case Int(MH_EVENT_DISCONNECTED.rawValue):
+            aggregator.disconnected()
+            continuation.yield(.disconnected)
+        case Int(MH_EVENT_RECONNECTED.rawValue):
+            continuation.yield(.reconnected)
+        case Int(MH_EVENT_FAILED.rawValue):
+            let message = ev.error_message.map { String(cString: $0) } ?? "error \(ev.error)"
+            continuation.finish(throwing: DiscoveryError(.browseFailed, "browse failed: \(message)",
+                                                         avahiError: ev.error))
+        default:
+            break  // a single instance that did not resolve: it is simply not reported
+        }
+    }
+
+    private func string(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
+}
+
+/// The name of interface `index` on this host, nil if unknown.
+func interfaceName(_ index: Int32) -> String? {
+    guard index > 0 else { return nil }
+    var buffer = [CChar](repeating: 0, count: Int(IF_NAMESIZE) + 1)
+    guard if_indextoname(UInt32(index), &buffer) != nil else { return nil }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+}
+
+// C callbacks, formed at file scope so they carry no actor isolation (they run on Avahi's thread).
+private let browseEventCallback: mh_event_callback = { context, event in
+    guard let context, let event else { return }
+    Unmanaged<BrowseContext>.fromOpaque(context).takeUnretainedValue().handle(event.pointee)
+}
+
+private let releaseContextCallback: mh_release_callback = { context in
+    guard let context else { return }
+    Unmanaged<AnyObject>.fromOpaque(context).release()
+}

@@ -1,0 +1,132 @@
+import Foundation
+import MatterDiscovery
+
+/// Formats discovery results: a readable line per result, or one JSON object per line.
+struct DiscoveryPrinter {
+    enum Row: Sendable {
+        case commissionable(DiscoveryEvent<CommissionableNode>)
+        case operational(DiscoveryEvent<OperationalNode>)
+        case commissioner(DiscoveryEvent<CommissionerNode>)
+        case borderRouter(DiscoveryEvent<BorderRouter>)
+    }
+
+    let json: Bool
+    let watch: Bool
+
+    func print(_ row: Row) {
+        let (event, service, type, fields, issues) = describe(row)
+        if json {
+            var object: [(String, JSONValue)] = [("type", .string(type))]
+            object.append(("event", .string(event)))
+            object.append(("instance", .string(service.name)))
+            object.append(("host", .string(service.host)))
+            object.append(("port", .number(Int64(service.port))))
+            object.append(("addresses", .array(service.addresses.map { a in
+                .object([("ip", .string(a.ip)),
+                         ("interface", a.interfaceName.map(JSONValue.string) ?? .null),
+                         ("interfaceIndex", .number(Int64(a.interfaceIndex)))])
+            })))
+            object.append(contentsOf: fields)
+            object.append(("ttl", service.ttl.map { .number(Int64($0)) } ?? .null))
+            object.append(("txt", .object(service.txt.entries.map { e in (e.key, Self.txtValue(e)) })))
+            if !issues.isEmpty { object.append(("issues", .array(issues.map { .string($0.description) }))) }
+            Output.out(JSONValue.object(object).text)
+        } else {
+            let details = fields.map { "\($0.0)=\($0.1.plain)" }.joined(separator: " ")
+            let addresses = service.addresses.map(\.description).joined(separator: ",")
+            var line = "\(type.padding(to: 15))\(service.name)  \(service.host):\(service.port)  [\(addresses)]  \(details)"
+            if watch || event != "found" { line = event.padding(to: 8) + line }
+            if !issues.isEmpty { line += "  (malformed TXT: " + issues.map(\.description).joined(separator: "; ") + ")" }
+            Output.out(line)
+        }
+        fflush(nil)
+    }
+
+    private func describe(_ row: Row) -> (String, ServiceInstance, String, [(String, JSONValue)], [TXTIssue]) {
+        switch row {
+        case .commissionable(let e):
+            let n = e.node
+            return (Self.name(e), n.service, "commissionable", Self.matterFields(n.txt), n.txt.issues)
+        case .operational(let e):
+            let n = e.node
+            var f: [(String, JSONValue)] = []
+            if let name = n.name {
+                f.append(("compressedFabricId", .string(String(format: "%016llX", name.compressedFabricID))))
+                f.append(("nodeId", .string(String(format: "%016llX", name.nodeID))))
+            }
+            return (Self.name(e), n.service, "operational", f + Self.matterFields(n.txt), n.txt.issues)
+        case .commissioner(let e):
+            let n = e.node
+            return (Self.name(e), n.service, "commissioner", Self.matterFields(n.txt), n.txt.issues)
+        case .borderRouter(let e):
+            let t = e.node.txt
+            var f: [(String, JSONValue)] = []
+            if let v = t.networkName { f.append(("networkName", .string(v))) }
+            if let v = t.extendedPANID { f.append(("extendedPanId", .string(Self.hex(v)))) }
+            if let v = t.threadVersion { f.append(("threadVersion", .string(v))) }
+            if let v = t.vendorName { f.append(("vendorName", .string(v))) }
+            if let v = t.modelName { f.append(("modelName", .string(v))) }
+            if let v = t.domainName { f.append(("domainName", .string(v))) }
+            if let v = t.borderAgentID { f.append(("borderAgentId", .string(Self.hex(v)))) }
+            if let sb = t.stateBitmap {
+                f.append(("stateBitmap", .object([
+                    ("raw", .number(Int64(sb.rawValue))), ("connectionMode", .number(Int64(sb.connectionMode))),
+                    ("threadInterfaceStatus", .number(Int64(sb.threadInterfaceStatus))),
+                    ("availability", .number(Int64(sb.availability))),
+                    ("backboneRouterActive", .bool(sb.isBackboneRouterActive)),
+                    ("backboneRouterPrimary", .bool(sb.isBackboneRouterPrimary)),
+                    ("threadRole", .number(Int64(sb.threadRole))), ("epskcSupported", .bool(sb.isEPSKcSupported)),
+                ])))
+            }
+            return (Self.name(e), e.node.service, "border-router", f, t.issues)
+        }
+    }
+
+    private static func name<N>(_ e: DiscoveryEvent<N>) -> String {
+        switch e {
+        case .found: "found"
+        case .updated: "updated"
+        case .removed: "removed"
+        }
+    }
+
+    private static func matterFields(_ t: MatterTXT) -> [(String, JSONValue)] {
+        var f: [(String, JSONValue)] = []
+        func add<T: FixedWidthInteger>(_ k: String, _ v: T?) { if let v { f.append((k, .number(Int64(v)))) } }
+        add("discriminator", t.discriminator)
+        add("vendorId", t.vendorID)
+        add("productId", t.productID)
+        add("commissioningMode", t.commissioningMode)
+        add("deviceType", t.deviceType)
+        if let v = t.deviceName { f.append(("deviceName", .string(v))) }
+        if let v = t.rotatingID { f.append(("rotatingId", .string(hex(v)))) }
+        add("pairingHint", t.pairingHint)
+        if let v = t.pairingInstruction { f.append(("pairingInstruction", .string(v))) }
+        add("sessionIdleInterval", t.sessionIdleInterval)
+        add("sessionActiveInterval", t.sessionActiveInterval)
+        add("sessionActiveThreshold", t.sessionActiveThreshold)
+        add("tcp", t.tcpSupport)
+        add("icd", t.icdOperatingMode)
+        add("jointFabric", t.jointFabric)
+        return f
+    }
+
+    /// A TXT value: text when it is printable UTF-8, `hex:...` otherwise, `true` without a value.
+    private static func txtValue(_ e: TXTRecord.Entry) -> JSONValue {
+        guard let v = e.value else { return .bool(true) }
+        if let s = String(validating: v, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return .string(s)
+        }
+        return .string("hex:" + hex(v))
+    }
+
+    private static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+}
+
+extension JSONValue {
+    /// The value as it reads in the table.
+    var plain: String {
+        if case .string(let s) = self { return s }
+        return text
+    }
+}
