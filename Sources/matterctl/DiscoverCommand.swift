@@ -108,16 +108,19 @@ enum DiscoverCommand: Command {
             if let timeout { try? await Task.sleep(for: .seconds(timeout)); sink.finish() }
         }
         defer { browse.cancel(); timer.cancel() }
-        var count = 0
+        var latest: [(key: String, row: DiscoveryPrinter.Row)] = []
         do {
             for try await row in lines {
-                printer.print(row)
-                count += 1
+                if watch { printer.print(row); continue }
+                let key = DiscoveryPrinter.key(row)
+                latest.removeAll { $0.key == key }
+                if !DiscoveryPrinter.isRemoval(row) { latest.append((key, row)) }
             }
         } catch let e as DiscoveryError {
             throw CommandFailure(e.message)
         }
-        if count == 0 && !json {
+        printer.printAll(latest.map(\.row))
+        if latest.isEmpty && !watch && !json {
             Output.err("nothing found in \(timeout.map { String(format: "%g", $0) } ?? "?") s "
                        + "(is the device powered, on this network, and in commissioning mode?)")
         }

@@ -13,36 +13,89 @@ struct DiscoveryPrinter {
     let json: Bool
     let watch: Bool
 
+    /// Watch mode: prints one event as it happens.
     func print(_ row: Row) {
-        let (event, service, type, fields, issues) = describe(row)
-        if json {
-            var object: [(String, JSONValue)] = [("type", .string(type))]
-            object.append(("event", .string(event)))
-            object.append(("instance", .string(service.name)))
-            object.append(("host", .string(service.host)))
-            object.append(("port", .number(Int64(service.port))))
-            object.append(("addresses", .array(service.addresses.map { a in
-                .object([("ip", .string(a.ip)),
-                         ("interface", a.interfaceName.map(JSONValue.string) ?? .null),
-                         ("interfaceIndex", .number(Int64(a.interfaceIndex)))])
-            })))
-            object.append(contentsOf: fields)
-            object.append(("ttl", service.ttl.map { .number(Int64($0)) } ?? .null))
-            object.append(("txt", .object(service.txt.entries.map { e in (e.key, Self.txtValue(e)) })))
-            if !issues.isEmpty { object.append(("issues", .array(issues.map { .string($0.description) }))) }
-            Output.out(JSONValue.object(object).text)
-        } else {
-            let details = fields.map { "\($0.0)=\($0.1.plain)" }.joined(separator: " ")
-            let addresses = service.addresses.map(\.description).joined(separator: ",")
-            var line = "\(type.padding(to: 15))\(service.name)  \(service.host):\(service.port)  [\(addresses)]  \(details)"
-            if watch || event != "found" { line = event.padding(to: 8) + line }
-            if !issues.isEmpty { line += "  (malformed TXT: " + issues.map(\.description).joined(separator: "; ") + ")" }
-            Output.out(line)
-        }
+        let d = describe(row)
+        Output.out(json ? jsonLine(d, event: d.event) : d.event.padding(to: 8) + tableCells(d).joined(separator: "  "))
         fflush(nil)
     }
 
-    private func describe(_ row: Row) -> (String, ServiceInstance, String, [(String, JSONValue)], [TXTIssue]) {
+    /// One-shot mode: prints the final state of everything found, as a table or JSON lines.
+    func printAll(_ rows: [Row]) {
+        let described = rows.map(describe)
+        if json {
+            for d in described { Output.out(jsonLine(d, event: nil)) }
+            return
+        }
+        guard !described.isEmpty else { return }
+        let header = ["TYPE", "INSTANCE", "HOST:PORT", "ADDRESSES", "DETAILS"]
+        let cells = described.map(tableCells)
+        var widths = header.map(\.count)
+        for row in cells { for (i, c) in row.enumerated() where i < widths.count - 1 { widths[i] = max(widths[i], c.count) } }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { i, c in i < row.count - 1 ? c.padding(to: widths[i] + 1) : c }.joined(separator: " ")
+        }
+        Output.out(line(header))
+        for row in cells { Output.out(line(row)) }
+    }
+
+    /// The key a row is tracked by in one-shot mode.
+    static func key(_ row: Row) -> String {
+        switch row {
+        case .commissionable(let e): "c/" + e.node.service.name
+        case .operational(let e): "o/" + e.node.service.name
+        case .commissioner(let e): "d/" + e.node.service.name
+        case .borderRouter(let e): "b/" + e.node.service.name
+        }
+    }
+
+    static func isRemoval(_ row: Row) -> Bool {
+        switch row {
+        case .commissionable(.removed), .operational(.removed), .commissioner(.removed), .borderRouter(.removed): true
+        default: false
+        }
+    }
+
+    private struct Described {
+        let event: String
+        let service: ServiceInstance
+        let type: String
+        let fields: [(String, JSONValue)]
+        let issues: [TXTIssue]
+    }
+
+    private func tableCells(_ d: Described) -> [String] {
+        var details = d.fields.map { "\($0.0)=\($0.1.plain)" }.joined(separator: " ")
+        if !d.issues.isEmpty { details += "  (malformed TXT: " + d.issues.map(\.description).joined(separator: "; ") + ")" }
+        return [d.type, d.service.name, "\(d.service.host):\(d.service.port)",
+                d.service.addresses.map(\.description).joined(separator: ","), details]
+    }
+
+    private func jsonLine(_ d: Described, event: String?) -> String {
+        let service = d.service
+        var object: [(String, JSONValue)] = [("type", .string(d.type))]
+        if let event { object.append(("event", .string(event))) }
+        object.append(("instance", .string(service.name)))
+        object.append(("host", .string(service.host)))
+        object.append(("port", .number(Int64(service.port))))
+        object.append(("addresses", .array(service.addresses.map { a in
+            .object([("ip", .string(a.ip)),
+                     ("interface", a.interfaceName.map(JSONValue.string) ?? .null),
+                     ("interfaceIndex", .number(Int64(a.interfaceIndex)))])
+        })))
+        object.append(contentsOf: d.fields)
+        object.append(("ttl", service.ttl.map { .number(Int64($0)) } ?? .null))
+        object.append(("txt", .object(service.txt.entries.map { e in (e.key, Self.txtValue(e)) })))
+        if !d.issues.isEmpty { object.append(("issues", .array(d.issues.map { .string($0.description) }))) }
+        return JSONValue.object(object).text
+    }
+
+    private func describe(_ row: Row) -> Described {
+        let (event, service, type, fields, issues) = describeParts(row)
+        return Described(event: event, service: service, type: type, fields: fields, issues: issues)
+    }
+
+    private func describeParts(_ row: Row) -> (String, ServiceInstance, String, [(String, JSONValue)], [TXTIssue]) {
         switch row {
         case .commissionable(let e):
             let n = e.node
