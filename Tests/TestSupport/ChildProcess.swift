@@ -71,6 +71,22 @@ public final class ChildProcess: @unchecked Sendable {
             captured.finished.withLock { $0 = true }
         }
         reader.start()
+        ChildProcess.register(pid)
+    }
+
+    /// Live children, so a test process that ends early (a failed #require, a crash in another
+    /// test) still ends every child it started, by process group.
+    private static let live = Mutex<Set<pid_t>>([])
+    private static let registered = Mutex(false)
+
+    private static func register(_ pid: pid_t) {
+        live.withLock { _ = $0.insert(pid) }
+        let first = registered.withLock { done -> Bool in defer { done = true }; return !done }
+        if first { atexit { ChildProcess.killRemaining() } }
+    }
+
+    private static func killRemaining() {
+        for pid in live.withLock({ $0 }) { kill(-pid, SIGKILL) }
     }
 
     /// Everything the child wrote so far (stdout and stderr).
@@ -122,6 +138,7 @@ public final class ChildProcess: @unchecked Sendable {
             repeat { r = waitpid(pid, &status, 0) } while r < 0 && errno == EINTR
             let code: Int32 = r < 0 ? -1 : (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             known = code
+            ChildProcess.live.withLock { _ = $0.remove(pid) }
             return code
         }
         for _ in 0..<50 where !captured.finished.withLock({ $0 }) { usleep(10_000) }
@@ -151,8 +168,9 @@ public final class ChildProcess: @unchecked Sendable {
             if let known { return known }
             var status: Int32 = 0
             let r = waitpid(pid, &status, WNOHANG)
-            if r < 0 && errno == ECHILD { known = -1; return -1 }  // reaped elsewhere: never signal it
+            if r < 0 && errno == ECHILD { known = -1; ChildProcess.live.withLock { _ = $0.remove(pid) }; return -1 }
             guard r == pid else { return nil }
+            ChildProcess.live.withLock { _ = $0.remove(pid) }
             let code: Int32 = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
             known = code
             return code
