@@ -10,6 +10,8 @@
 #include <avahi-common/malloc.h>
 #include <avahi-common/strlst.h>
 #include <avahi-common/thread-watch.h>
+#include <arpa/inet.h>
+#include <avahi-common/defs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +37,26 @@ static int protocol_out(AvahiProtocol p) {
 
 typedef struct resolver_node {
     AvahiServiceResolver *resolver;
+    AvahiRecordBrowser *addresses;  // every A or AAAA record of the resolved host
+    char *host;
     AvahiIfIndex interface;
     AvahiProtocol protocol;
     char *name;
+    char *type;    // the service type as the browser reported it (no subtype)
+    char *domain;
+    struct mh_browse *owner;
     struct resolver_node *next;
 } resolver_node;
+
+static void free_node(resolver_node *n) {
+    if (n->addresses) avahi_record_browser_free(n->addresses);
+    if (n->resolver) avahi_service_resolver_free(n->resolver);
+    free(n->host);
+    free(n->name);
+    free(n->type);
+    free(n->domain);
+    free(n);
+}
 
 struct mh_browse {
     AvahiThreadedPoll *poll;
@@ -58,9 +75,7 @@ static void free_resolvers(mh_browse *b) {
     resolver_node *n = b->resolvers;
     while (n) {
         resolver_node *next = n->next;
-        if (n->resolver) avahi_service_resolver_free(n->resolver);
-        free(n->name);
-        free(n);
+        free_node(n);
         n = next;
     }
     b->resolvers = NULL;
@@ -95,6 +110,44 @@ static uint8_t *txt_wire(AvahiStringList *txt, size_t *length) {
     return out;
 }
 
+static void address_callback(AvahiRecordBrowser *rb, AvahiIfIndex interface, AvahiProtocol protocol,
+                             AvahiBrowserEvent event, const char *name, uint16_t clazz, uint16_t type,
+                             const void *rdata, size_t size, AvahiLookupResultFlags flags,
+                             void *userdata) {
+    (void)rb; (void)name; (void)clazz; (void)flags;
+    resolver_node *n = userdata;
+    if (event != AVAHI_BROWSER_NEW && event != AVAHI_BROWSER_REMOVE) return;
+    char text[INET6_ADDRSTRLEN];
+    int family = type == AVAHI_DNS_TYPE_AAAA ? AF_INET6 : AF_INET;
+    if ((family == AF_INET6 && size != 16) || (family == AF_INET && size != 4)) return;
+    if (!inet_ntop(family, rdata, text, sizeof text)) return;
+    mh_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = event == AVAHI_BROWSER_NEW ? MH_EVENT_ADDRESS_ADDED : MH_EVENT_ADDRESS_REMOVED;
+    ev.interface_index = interface;
+    ev.protocol = protocol_out(protocol);
+    ev.name = n->name;
+    ev.type = n->type;
+    ev.domain = n->domain;
+    ev.host = n->host;
+    ev.address = text;
+    n->owner->callback(n->owner->context, &ev);
+}
+
+// Browses the host's A (IPv4) or AAAA (IPv6) records on the resolver's interface, so a host with
+// several addresses (link-local, ULA, global) is reported with all of them.
+static void watch_addresses(resolver_node *n, AvahiClient *c, const char *host) {
+    if (n->host && strcmp(n->host, host) == 0) return;
+    if (n->addresses) avahi_record_browser_free(n->addresses);
+    n->addresses = NULL;
+    free(n->host);
+    n->host = strdup(host);
+    if (!n->host) return;
+    uint16_t type = n->protocol == AVAHI_PROTO_INET6 ? AVAHI_DNS_TYPE_AAAA : AVAHI_DNS_TYPE_A;
+    n->addresses = avahi_record_browser_new(c, n->interface, n->protocol, host, AVAHI_DNS_CLASS_IN,
+                                            type, 0, address_callback, n);
+}
+
 static void resolve_callback(AvahiServiceResolver *r, AvahiIfIndex interface, AvahiProtocol protocol,
                              AvahiResolverEvent event, const char *name, const char *type,
                              const char *domain, const char *host, const AvahiAddress *address,
@@ -124,6 +177,8 @@ static void resolve_callback(AvahiServiceResolver *r, AvahiIfIndex interface, Av
         b->callback(b->context, &ev);
         free(wire);
         // The resolver stays alive: Avahi calls again when the SRV, TXT or address changes.
+        resolver_node **link = find_resolver(b, interface, protocol, name);
+        if (link && host) watch_addresses(*link, avahi_service_resolver_get_client(r), host);
     } else {
         ev.kind = MH_EVENT_RESOLVE_FAILED;
         ev.error = avahi_client_errno(avahi_service_resolver_get_client(r));
@@ -133,8 +188,8 @@ static void resolve_callback(AvahiServiceResolver *r, AvahiIfIndex interface, Av
         if (link) {
             resolver_node *n = *link;
             *link = n->next;
-            free(n->name);
-            free(n);
+            n->resolver = NULL;  // freed below, by us
+            free_node(n);
         }
         avahi_service_resolver_free(r);
     }
@@ -153,13 +208,15 @@ static void browse_callback(AvahiServiceBrowser *sb, AvahiIfIndex interface, Ava
         if (!n) break;
         n->interface = interface;
         n->protocol = protocol;
+        n->owner = b;
         n->name = strdup(name);
+        n->type = strdup(type);
+        n->domain = strdup(domain);
         n->resolver = avahi_service_resolver_new(c, interface, protocol, name, type, domain,
                                                  protocol, 0, resolve_callback, b);
-        if (!n->resolver || !n->name) {
+        if (!n->resolver || !n->name || !n->type || !n->domain) {
             int error = avahi_client_errno(c);
-            free(n->name);
-            free(n);
+            free_node(n);
             mh_event ev;
             memset(&ev, 0, sizeof ev);
             ev.kind = MH_EVENT_RESOLVE_FAILED;
@@ -182,9 +239,7 @@ static void browse_callback(AvahiServiceBrowser *sb, AvahiIfIndex interface, Ava
         if (link) {
             resolver_node *n = *link;
             *link = n->next;
-            if (n->resolver) avahi_service_resolver_free(n->resolver);
-            free(n->name);
-            free(n);
+            free_node(n);
         }
         mh_event ev;
         memset(&ev, 0, sizeof ev);

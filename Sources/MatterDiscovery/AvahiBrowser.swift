@@ -68,6 +68,16 @@ final class BrowseContext: @unchecked Sendable {
                                            port: ev.port, txt: txt) {
                 continuation.yield(e)
             }
+        case Int(MH_EVENT_ADDRESS_ADDED.rawValue), Int(MH_EVENT_ADDRESS_REMOVED.rawValue):
+            guard let ip = ev.address.map({ String(cString: $0) }), !ip.isEmpty else { return }
+            let address = ServiceAddress(ip: ip, family: ev.protocol == 1 ? .ipv6 : .ipv4,
+                                         interfaceIndex: ev.interface_index,
+                                         interfaceName: interfaceName(ev.interface_index))
+            if let e = aggregator.address(name: string(ev.name), type: string(ev.type), domain: string(ev.domain),
+                                          slot: slot, address: address,
+                                          present: Int(ev.kind) == Int(MH_EVENT_ADDRESS_ADDED.rawValue)) {
+                continuation.yield(e)
+            }
         case Int(MH_EVENT_REMOVED.rawValue):
             if let e = aggregator.removed(name: string(ev.name), type: string(ev.type),
                                           domain: string(ev.domain), slot: slot) {

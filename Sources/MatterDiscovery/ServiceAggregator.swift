@@ -23,6 +23,8 @@ struct ServiceAggregator {
     }
 
     private var known: [Key: [Slot: Resolution]] = [:]
+    /// Further addresses of the resolved host per slot (its other A/AAAA records).
+    private var extra: [Key: [Slot: Set<ServiceAddress>]] = [:]
     private var reported: [Key: ServiceInstance] = [:]
     private var stale: Set<Key> = []
     private var sequence = 0
@@ -42,6 +44,20 @@ struct ServiceAggregator {
     mutating func removed(name: String, type: String, domain: String, slot: Slot) -> ServiceEvent? {
         let key = Key(name: name, type: type, domain: domain)
         guard known[key]?.removeValue(forKey: slot) != nil else { return nil }
+        extra[key]?[slot] = nil
+        return report(key)
+    }
+
+    /// The resolved host has (or no longer has) `address` on one interface/protocol.
+    mutating func address(name: String, type: String, domain: String, slot: Slot, address: ServiceAddress,
+                          present: Bool) -> ServiceEvent? {
+        let key = Key(name: name, type: type, domain: domain)
+        guard known[key]?[slot] != nil else { return nil }
+        if present {
+            guard extra[key, default: [:]][slot, default: []].insert(address).inserted else { return nil }
+        } else {
+            guard extra[key]?[slot]?.remove(address) != nil else { return nil }
+        }
         return report(key)
     }
 
@@ -49,6 +65,7 @@ struct ServiceAggregator {
     mutating func disconnected() {
         stale = Set(reported.keys)
         known = [:]
+        extra = [:]
     }
 
     /// After a reconnect, the first "all for now" ends the grace: instances not seen again are
@@ -61,12 +78,14 @@ struct ServiceAggregator {
     private mutating func report(_ key: Key) -> ServiceEvent? {
         guard let slots = known[key], !slots.isEmpty else {
             known[key] = nil
+            extra[key] = nil
             return reported.removeValue(forKey: key).map(ServiceEvent.removed)
         }
         let latest = slots.values.max { $0.sequence < $1.sequence }!
         var addresses: [ServiceAddress] = []
-        for r in slots.values.sorted(by: { $0.sequence < $1.sequence }) {
+        for (slot, r) in slots.sorted(by: { $0.value.sequence < $1.value.sequence }) {
             if let a = r.address, !addresses.contains(a) { addresses.append(a) }
+            for a in extra[key]?[slot] ?? [] where !addresses.contains(a) { addresses.append(a) }
         }
         addresses.sort { lhs, rhs in
             if lhs.family != rhs.family { return lhs.family == .ipv6 }

@@ -128,6 +128,26 @@ struct LabDiscoveryTests {
         #expect(b["port"] as? Int == 49154)
     }
 
+    /// A host with several addresses is reported with all of them (the resolver gives one per
+    /// interface and protocol; the host's other A/AAAA records come from a record browser). h3
+    /// gets two ULAs, so avahi stops announcing its link-local IPv6 address.
+    @Test func everyAddressOfTheHost() async throws {
+        let lab = try Lab.shared()
+        let host = 3
+        for prefix in ["fd00:6d68", "fd00:6d69"] {
+            let (status, output) = try await lab.run(on: host, ["ip", "addr", "replace", "\(prefix)::4/64", "dev", "eth0", "nodad"])
+            try #require(status == 0, "\(output)")
+        }
+        let name = Self.uniqueName("MA")
+        let p = try lab.spawn(on: host, ["avahi-publish", "-s", name, "_matterc._udp", "5540", "D=99"])
+        defer { p.kill9() }
+        try #require(await p.waitForLine(timeout: 10) { $0.contains("Established under name") } != nil, "\(p.text)")
+        let results = try await Self.discoverOnce(lab, ["commissionable", "--instance", name])
+        let r = try #require(results.first, "\(results)")
+        let ips = Set((r["addresses"] as? [[String: Any]] ?? []).compactMap { $0["ip"] as? String })
+        #expect(ips == ["fd00:6d68::4", "fd00:6d69::4", lab.hosts[host].ipv4], "\(r)")
+    }
+
     // MARK: changes, removal, daemon restart, no daemon
 
     @Test func changeAndRemovalAreReported() async throws {

@@ -40,6 +40,21 @@ import Testing
         #expect(a.removed(name: "N", type: "_matterc._udp", domain: "local", slot: v4) == nil)
     }
 
+    @Test mutating func furtherAddressesOfTheHost() {
+        var a = ServiceAggregator()
+        _ = resolve(&a, v6, "fd00::1")
+        let ula2 = address("fd00::2", v6)
+        #expect(a.address(name: "X", type: "_matterc._udp", domain: "local", slot: v6, address: ula2, present: true) == nil,
+                "addresses of an unknown instance are ignored")
+        guard case .updated(let two)? = a.address(name: "N", type: "_matterc._udp", domain: "local", slot: v6,
+                                                  address: ula2, present: true) else { Issue.record("no update"); return }
+        #expect(Set(two.addresses.map(\.ip)) == ["fd00::1", "fd00::2"])
+        #expect(a.address(name: "N", type: "_matterc._udp", domain: "local", slot: v6, address: ula2, present: true) == nil)
+        guard case .updated(let one)? = a.address(name: "N", type: "_matterc._udp", domain: "local", slot: v6,
+                                                  address: ula2, present: false) else { Issue.record("no update"); return }
+        #expect(one.addresses.map(\.ip) == ["fd00::1"])
+    }
+
     @Test mutating func reconnectDropsWhatDidNotComeBack() {
         var a = ServiceAggregator()
         _ = resolve(&a, v6, "fe80::1")

@@ -18,6 +18,9 @@ typedef enum {
     MH_EVENT_RESOLVE_FAILED = 7, // one instance did not resolve: name and error set
     MH_EVENT_PUBLISHED = 8,      // the advert is established under `name`
     MH_EVENT_RENAMED = 9,        // a name collision: the advert is re-registered as `name`
+    MH_EVENT_ADDRESS_ADDED = 10, // the resolved host of instance `name` has `address` (A/AAAA) on
+                                 // interface/protocol; besides the one the resolver reports
+    MH_EVENT_ADDRESS_REMOVED = 11,
 } mh_event_kind;
 
 /// One event. Pointers are valid only during the callback.
