@@ -12,12 +12,19 @@ let package = Package(
         .executable(name: "matterctl", targets: ["matterctl"]),
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
+        .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        // OpenSSL 3 libcrypto behind C helpers for what Swift cannot call (macros, variadics,
+        // OSSL_PARAM arrays). Only MatterCrypto imports it.
+        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
+
+        // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
+        .target(name: "CNet", path: "CShims/CNet"),
         // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
         .target(name: "CAvahi", path: "CShims/CAvahi",
                 linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
@@ -25,6 +32,10 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
+                swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
@@ -33,15 +44,34 @@ let package = Package(
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery"],
                           swiftSettings: strict),
 
+        // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv", dependencies: ["MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/TLVFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
+                          path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
+                          path: "Fuzz/CryptoFuzz", swiftSettings: strict),
+
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterSecureChannelTests",
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        // Benchmarks: swift build -c release --product crypto-bench
+        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
+                          path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     ]

@@ -60,7 +60,7 @@ struct DiscoveryPrinter {
         let event: String
         let service: ServiceInstance
         let type: String
-        let fields: [(String, JSONValue)]
+        let fields: [(String, JSON)]
         let issues: [TXTIssue]
     }
 
@@ -73,21 +73,21 @@ struct DiscoveryPrinter {
 
     private func jsonLine(_ d: Described, event: String?) -> String {
         let service = d.service
-        var object: [(String, JSONValue)] = [("type", .string(d.type))]
+        var object: [(String, JSON)] = [("type", .string(d.type))]
         if let event { object.append(("event", .string(event))) }
         object.append(("instance", .string(service.name)))
         object.append(("host", .string(service.host)))
-        object.append(("port", .number(Int64(service.port))))
+        object.append(("port", .int(Int64(service.port))))
         object.append(("addresses", .array(service.addresses.map { a in
             .object([("ip", .string(a.ip)),
-                     ("interface", a.interfaceName.map(JSONValue.string) ?? .null),
-                     ("interfaceIndex", .number(Int64(a.interfaceIndex)))])
+                     ("interface", a.interfaceName.map(JSON.string) ?? .null),
+                     ("interfaceIndex", .int(Int64(a.interfaceIndex)))])
         })))
         object.append(contentsOf: d.fields)
-        object.append(("ttl", service.ttl.map { .number(Int64($0)) } ?? .null))
+        object.append(("ttl", service.ttl.map { .int(Int64($0)) } ?? .null))
         object.append(("txt", .object(service.txt.entries.map { e in (e.key, Self.txtValue(e)) })))
         if !d.issues.isEmpty { object.append(("issues", .array(d.issues.map { .string($0.description) }))) }
-        return JSONValue.object(object).text
+        return JSON.object(object).text
     }
 
     private func describe(_ row: Row) -> Described {
@@ -95,14 +95,14 @@ struct DiscoveryPrinter {
         return Described(event: event, service: service, type: type, fields: fields, issues: issues)
     }
 
-    private func describeParts(_ row: Row) -> (String, ServiceInstance, String, [(String, JSONValue)], [TXTIssue]) {
+    private func describeParts(_ row: Row) -> (String, ServiceInstance, String, [(String, JSON)], [TXTIssue]) {
         switch row {
         case .commissionable(let e):
             let n = e.node
             return (Self.name(e), n.service, "commissionable", Self.matterFields(n.txt), n.txt.issues)
         case .operational(let e):
             let n = e.node
-            var f: [(String, JSONValue)] = []
+            var f: [(String, JSON)] = []
             if let name = n.name {
                 f.append(("compressedFabricId", .string(String(format: "%016llX", name.compressedFabricID))))
                 f.append(("nodeId", .string(String(format: "%016llX", name.nodeID))))
@@ -113,7 +113,7 @@ struct DiscoveryPrinter {
             return (Self.name(e), n.service, "commissioner", Self.matterFields(n.txt), n.txt.issues)
         case .borderRouter(let e):
             let t = e.node.txt
-            var f: [(String, JSONValue)] = []
+            var f: [(String, JSON)] = []
             if let v = t.networkName { f.append(("networkName", .string(v))) }
             if let v = t.extendedPANID { f.append(("extendedPanId", .string(Self.hex(v)))) }
             if let v = t.threadVersion { f.append(("threadVersion", .string(v))) }
@@ -123,12 +123,12 @@ struct DiscoveryPrinter {
             if let v = t.borderAgentID { f.append(("borderAgentId", .string(Self.hex(v)))) }
             if let sb = t.stateBitmap {
                 f.append(("stateBitmap", .object([
-                    ("raw", .number(Int64(sb.rawValue))), ("connectionMode", .number(Int64(sb.connectionMode))),
-                    ("threadInterfaceStatus", .number(Int64(sb.threadInterfaceStatus))),
-                    ("availability", .number(Int64(sb.availability))),
+                    ("raw", .int(Int64(sb.rawValue))), ("connectionMode", .int(Int64(sb.connectionMode))),
+                    ("threadInterfaceStatus", .int(Int64(sb.threadInterfaceStatus))),
+                    ("availability", .int(Int64(sb.availability))),
                     ("backboneRouterActive", .bool(sb.isBackboneRouterActive)),
                     ("backboneRouterPrimary", .bool(sb.isBackboneRouterPrimary)),
-                    ("threadRole", .number(Int64(sb.threadRole))), ("epskcSupported", .bool(sb.isEPSKcSupported)),
+                    ("threadRole", .int(Int64(sb.threadRole))), ("epskcSupported", .bool(sb.isEPSKcSupported)),
                 ])))
             }
             return (Self.name(e), e.node.service, "border-router", f, t.issues)
@@ -143,9 +143,9 @@ struct DiscoveryPrinter {
         }
     }
 
-    private static func matterFields(_ t: MatterTXT) -> [(String, JSONValue)] {
-        var f: [(String, JSONValue)] = []
-        func add<T: FixedWidthInteger>(_ k: String, _ v: T?) { if let v { f.append((k, .number(Int64(v)))) } }
+    private static func matterFields(_ t: MatterTXT) -> [(String, JSON)] {
+        var f: [(String, JSON)] = []
+        func add<T: FixedWidthInteger>(_ k: String, _ v: T?) { if let v { f.append((k, .int(Int64(v)))) } }
         add("discriminator", t.discriminator)
         add("vendorId", t.vendorID)
         add("productId", t.productID)
@@ -165,7 +165,7 @@ struct DiscoveryPrinter {
     }
 
     /// A TXT value: text when it is printable UTF-8, `hex:...` otherwise, `true` without a value.
-    private static func txtValue(_ e: TXTRecord.Entry) -> JSONValue {
+    private static func txtValue(_ e: TXTRecord.Entry) -> JSON {
         guard let v = e.value else { return .bool(true) }
         if let s = String(validating: v, as: UTF8.self), !s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             return .string(s)
@@ -176,7 +176,7 @@ struct DiscoveryPrinter {
     private static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
 }
 
-extension JSONValue {
+extension JSON {
     /// The value as it reads in the table.
     var plain: String {
         if case .string(let s) = self { return s }
