@@ -1,5 +1,6 @@
 internal import CAvahi
 import Dispatch
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,6 +15,10 @@ public struct AvahiBrowser: ServiceBrowsing {
 
     public func browse(type: String) -> AsyncThrowingStream<ServiceEvent, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: ServiceEvent.self)
+        // Set before the browse exists: a failure event can finish the stream from the poll thread
+        // before mh_browse_new has even returned, and a handler set after termination never runs.
+        let handle = BrowseHandle()
+        continuation.onTermination = { _ in handle.terminate() }
         let context = BrowseContext(continuation: continuation)
         let unmanaged = Unmanaged.passRetained(context)
         var error: Int32 = 0
@@ -24,21 +29,49 @@ public struct AvahiBrowser: ServiceBrowsing {
                 avahiError: error, reason: String(cString: mh_strerror(error))))
             return stream
         }
-        let handle = BrowseHandle(browse)
-        continuation.onTermination = { _ in
-            // onTermination may run on the poll thread (a callback finishing the stream), where
-            // stopping the poll is illegal: tear down from another thread.
-            DispatchQueue.global().async { handle.free() }
-        }
+        handle.attach(browse)
         return stream
     }
 }
 
-/// Owns an `mh_browse*`. Safe to send: the pointer is only freed, once, from one thread.
-private final class BrowseHandle: @unchecked Sendable {
-    private let pointer: OpaquePointer
+/// Owns an `mh_browse*` and frees it exactly once, when the stream terminates, whichever of
+/// `attach` and `terminate` comes first. The free runs on a Dispatch queue: termination may be
+/// signalled on the poll thread (a callback finishing the stream), where stopping the poll is
+/// illegal.
+private final class BrowseHandle: Sendable {
+    private struct State: @unchecked Sendable {  // the pointer is only touched under the mutex
+        var pointer: OpaquePointer?
+        var terminated = false
+    }
+    private let state = Mutex(State())
+
+    func attach(_ pointer: OpaquePointer) {
+        let free = state.withLock { s -> Bool in
+            if s.terminated { return true }
+            s.pointer = pointer
+            return false
+        }
+        if free { Self.free(pointer) }
+    }
+
+    func terminate() {
+        let pointer = state.withLock { s -> OpaquePointer? in
+            s.terminated = true
+            defer { s.pointer = nil }
+            return s.pointer
+        }
+        if let pointer { Self.free(pointer) }
+    }
+
+    private static func free(_ pointer: OpaquePointer) {
+        let box = PointerBox(pointer)
+        DispatchQueue.global().async { mh_browse_free(box.pointer) }
+    }
+}
+
+private struct PointerBox: @unchecked Sendable {  // handed to one queue, used once
+    let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
-    func free() { mh_browse_free(pointer) }
 }
 
 /// The per-browse state the C callbacks reach through their context pointer. Only the poll

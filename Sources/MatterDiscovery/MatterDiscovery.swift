@@ -5,11 +5,24 @@
 /// Results carry every address with its interface; they update when a service changes and are
 /// reported removed when it goes away.
 public struct MatterDiscovery: Sendable {
-    private let browser: any ServiceBrowsing
+    /// The daemon connection of a running browse.
+    public enum DaemonState: Sendable, Hashable {
+        /// avahi-daemon went away (restart, crash); the browse waits for it and reconnects.
+        case disconnected
+        /// The daemon is back and the browse was recreated.
+        case reconnected
+    }
 
-    /// - Parameter browser: the DNS-SD source; the system's Avahi by default.
-    public init(browser: any ServiceBrowsing = AvahiBrowser()) {
+    private let browser: any ServiceBrowsing
+    private let onDaemonState: (@Sendable (DaemonState) -> Void)?
+
+    /// - Parameters:
+    ///   - browser: the DNS-SD source; the system's Avahi by default.
+    ///   - onDaemonState: told when a browse loses and regains its daemon (for diagnostics).
+    public init(browser: any ServiceBrowsing = AvahiBrowser(),
+                onDaemonState: (@Sendable (DaemonState) -> Void)? = nil) {
         self.browser = browser
+        self.onDaemonState = onDaemonState
     }
 
     /// Commissionable nodes (`_matterc._udp`) matching `filter`.
@@ -65,6 +78,7 @@ public struct MatterDiscovery: Sendable {
     ) -> AsyncThrowingStream<DiscoveryEvent<Node>, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DiscoveryEvent<Node>.self)
         let browser = self.browser
+        let onDaemonState = self.onDaemonState
         let task = Task {
             let (merged, sink) = AsyncThrowingStream.makeStream(of: (source: Int, event: ServiceEvent).self)
             let (startFallback, trigger) = AsyncStream.makeStream(of: Void.self)
@@ -88,6 +102,8 @@ public struct MatterDiscovery: Sendable {
                 do {
                     for try await (source, event) in merged {
                         if case .allForNow = event, source == 0, merger.isEmpty { trigger.yield() }
+                        if source == 0, case .disconnected = event { onDaemonState?(.disconnected) }
+                        if source == 0, case .reconnected = event { onDaemonState?(.reconnected) }
                         for out in merger.apply(source: source, event: event, make: make, keep: keep) {
                             continuation.yield(out)
                         }

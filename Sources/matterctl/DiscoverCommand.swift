@@ -77,7 +77,12 @@ enum DiscoverCommand: Command {
         try args.rejectUnknown()
 
         let fabricID = fabric
-        let discovery = MatterDiscovery()
+        let discovery = MatterDiscovery { state in
+            switch state {
+            case .disconnected: Output.err("avahi-daemon went away; waiting for it to come back")
+            case .reconnected: Output.err("avahi-daemon is back; browsing again")
+            }
+        }
         let filter = filters.first ?? .any
         let printer = DiscoveryPrinter(json: json, watch: watch)
         let (lines, sink) = AsyncThrowingStream.makeStream(of: DiscoveryPrinter.Row.self)

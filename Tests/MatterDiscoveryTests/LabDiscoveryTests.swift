@@ -196,6 +196,8 @@ struct LabDiscoveryTests {
         defer { p2.kill9() }
         #expect(await watch.waitForLine(timeout: 8) { $0.contains(after) } != nil,
                 "the browse did not survive the restart: \(watch.text)")
+        #expect(watch.text.contains("avahi-daemon went away") && watch.text.contains("avahi-daemon is back"),
+                "the restart is reported on stderr: \(watch.text)")
         #expect(!watch.hasExited)
     }
 

@@ -41,8 +41,8 @@ public final class Lab: Sendable {
     /// `scripts/lab`.
     public static var script: String { repositoryRoot.appendingPathComponent("scripts/lab").path }
 
-    /// The debug build of matterctl.
-    public static var matterctl: String { repositoryRoot.appendingPathComponent(".build/debug/matterctl").path }
+    /// The matterctl built with the tests.
+    public static var matterctl: String { ProcessRunner.matterctl }
 
     /// Whether lab tests should run: a lab was handed over, or we are root and can make one, or
     /// CI=true (then a lab that cannot come up fails the tests instead of skipping them).
