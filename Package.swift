@@ -52,6 +52,8 @@ let package = Package(
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
