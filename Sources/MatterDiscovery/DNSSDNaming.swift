@@ -99,3 +99,9 @@ public struct OperationalInstanceName: Sendable, Hashable, CustomStringConvertib
         encodeHex((0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) })
     }
 }
+
+extension OperationalInstanceName {
+    /// A Matter host name from a 48-bit MAC or 64-bit EUI-64: its bytes as upper-case hex
+    /// (Matter Core 4.3.4, e.g. `B75AFB458ECD`).
+    public static func hostName(macOrEUI64 bytes: [UInt8]) -> String { encodeHex(bytes) }
+}

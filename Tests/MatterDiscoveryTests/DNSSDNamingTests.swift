@@ -10,20 +10,19 @@ import TestSupport
     func vector(_ v: Vector) throws {
         #expect(v.loadError == nil)
         switch v.string("kind") {
+        case "make_host_name":
+            let mac = try #require(v.hex("mac") ?? v.hex("eui64") ?? v.hex("input"))
+            #expect(OperationalInstanceName.hostName(macOrEUI64: mac) == (v.string("host_name") ?? v.string("expected")))
         case "make_operational_instance_name":
-            let cfid = try #require(v.string("compressed_fabric_id").flatMap { UInt64($0, radix: 16) })
-            let node = try #require(v.string("node_id").flatMap { UInt64($0, radix: 16) })
+            let cfid = try #require(Self.id(v, "compressed_fabric_id"))
+            let node = try #require(Self.id(v, "node_id"))
             #expect(OperationalInstanceName(compressedFabricID: cfid, nodeID: node).description == v.string("instance_name"))
         case "parse_operational_instance_name":
             let input = try #require(v.string("input") ?? v.string("instance_name"))
             if v.valid {
                 let parsed = try OperationalInstanceName(parsing: input)
-                if let cfid = v.string("compressed_fabric_id").flatMap({ UInt64($0, radix: 16) }) {
-                    #expect(parsed.compressedFabricID == cfid)
-                }
-                if let node = v.string("node_id").flatMap({ UInt64($0, radix: 16) }) {
-                    #expect(parsed.nodeID == node)
-                }
+                if let cfid = Self.id(v, "compressed_fabric_id") { #expect(parsed.compressedFabricID == cfid) }
+                if let node = Self.id(v, "node_id") { #expect(parsed.nodeID == node) }
             } else {
                 #expect(throws: DiscoveryError.self) { try OperationalInstanceName(parsing: input) }
             }
@@ -45,6 +44,11 @@ import TestSupport
         default:
             Issue.record("unknown vector kind \(v.string("kind") ?? "nil") in \(v.id)")
         }
+    }
+
+    /// A 64-bit ID given as 16 hex digits or as a JSON number.
+    static func id(_ v: Vector, _ key: String) -> UInt64? {
+        v.string(key).flatMap { UInt64($0, radix: 16) } ?? v.uint64(key)
     }
 
     static func discoveryType(_ s: String?) -> MatterServiceType? {
