@@ -4,7 +4,7 @@ import MatterCrypto
 public enum SessionHandle: Hashable, Sendable, CustomStringConvertible {
     /// The unsecured session with a peer, identified by the ephemeral node ID of the side that
     /// started it (PASE and CASE handshakes run here).
-    case unsecured(peer: PeerAddress, ephemeralNodeID: NodeID, initiatedLocally: Bool)
+    case unsecured(peer: PeerAddress, ephemeralNodeID: UInt64, initiatedLocally: Bool)
     /// A secure session, by the session ID we allocated (the one peers put in their headers).
     case secure(localSessionID: UInt16)
 
@@ -21,7 +21,7 @@ public enum SessionPeer: Hashable, Sendable {
     /// PASE: the peer proved knowledge of the passcode; it has no operational identity yet.
     case pase
     /// CASE: the peer's operational identity on a fabric (fabric index local to this node).
-    case operational(fabricIndex: UInt8, nodeID: NodeID, caseAuthenticatedTags: [UInt32])
+    case operational(fabricIndex: UInt8, nodeID: UInt64, caseAuthenticatedTags: [UInt32])
 }
 
 /// Everything needed to run a secure session once PASE or CASE derived its keys.
@@ -35,15 +35,15 @@ public struct SecureSessionParameters: Sendable {
     public var attestationChallenge: SecretBytes
     /// Node IDs for the AES-CCM nonces: ours on what we send, the peer's on what we receive
     /// (both 0 for PASE).
-    public var localNodeID: NodeID
-    public var peerNodeID: NodeID
+    public var localNodeID: UInt64
+    public var peerNodeID: UInt64
     public var peerAddress: PeerAddress
     public var peerMRP: MRPParameters
     public var peer: SessionPeer
     public var isInitiator: Bool
 
     public init(localSessionID: UInt16, peerSessionID: UInt16, encryptKey: SecretBytes, decryptKey: SecretBytes,
-                attestationChallenge: SecretBytes, localNodeID: NodeID = 0, peerNodeID: NodeID = 0,
+                attestationChallenge: SecretBytes, localNodeID: UInt64 = 0, peerNodeID: UInt64 = 0,
                 peerAddress: PeerAddress, peerMRP: MRPParameters = .default, peer: SessionPeer, isInitiator: Bool) {
         self.localSessionID = localSessionID
         self.peerSessionID = peerSessionID
