@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
+        .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -25,6 +26,9 @@ let package = Package(
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
+        // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
+        .target(name: "CAvahi", path: "CShims/CAvahi",
+                linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
@@ -34,10 +38,12 @@ let package = Package(
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
+        .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -52,6 +58,8 @@ let package = Package(
                           path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
 
         .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
                                                                "FuzzSupport"],
@@ -73,6 +81,8 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
