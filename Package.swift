@@ -41,9 +41,15 @@ let package = Package(
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
+        .target(name: "MatterCommissioning",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                               "MatterCertificates", "MatterCrypto", "MatterTLV"],
+                swiftSettings: strict),
+
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                                         "MatterCommissioning", "MatterMessaging"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -84,6 +90,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "InteropTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
