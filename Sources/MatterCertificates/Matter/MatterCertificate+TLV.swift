@@ -106,6 +106,7 @@ extension MatterCertificate {
         for e in exts where e.tag != Tag.futureExtension {
             guard seen.insert(e.tag).inserted else { throw .duplicateExtension(e.name) }
         }
+        var futureOIDs: Set<ASN1ObjectIdentifier> = []
         for e in exts {
             switch e {
             case .basicConstraints(let bc):
@@ -126,6 +127,7 @@ extension MatterCertificate {
                     throw .invalidExtension("future-extension", "carries \(ext.oid), which has its own tag")
                 }
                 guard !ext.criticalExplicitlyFalse else { throw .invalidExtension("future-extension", "critical FALSE must be omitted") }
+                guard futureOIDs.insert(ext.oid).inserted else { throw .duplicateExtension(ext.oid.description) }
             }
         }
     }
