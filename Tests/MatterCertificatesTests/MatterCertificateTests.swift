@@ -94,6 +94,20 @@ struct MatterCertificateTests {
         }
     }
 
+    @Test func sizeLimitsApplyToBothForms() throws {
+        // Short extra attributes grow the DER form faster than the TLV form: a certificate can
+        // fit 400 TLV bytes but not 600 DER bytes, and then has no verifiable form.
+        let base = try MatterCertificate(tlvEncoded: try #require(Self.byName("Node02_01")?.hex("chip_tlv")))
+        var big = base
+        big.subject = MatterDistinguishedName(base.subject.attributes + (0..<8).map { _ in try! .commonName("a") })
+        #expect(big.tlvEncoded.count <= MatterCertificate.maxTLVLength)
+        #expect(throws: CertificateError.self) { try big.derEncoded() }
+        #expect(throws: CertificateError.self) { try MatterCertificate(tlvEncoded: big.tlvEncoded) }
+        #expect(throws: CertificateError.certificateTooLarge(size: 401, limit: 400)) {
+            try MatterCertificate(tlvEncoded: [UInt8](repeating: 0x15, count: 401))
+        }
+    }
+
     @Test func operationalCertificateFilesMatch() throws {
         // Chip-Test-*-Cert.chip-b64 (TLV, base64) and .pem (X.509) are the same certificate.
         for name in ["Chip-Test-Root01-Cert", "Chip-Test-ICA02-Cert"] {

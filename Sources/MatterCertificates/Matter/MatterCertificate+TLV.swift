@@ -6,8 +6,8 @@ import MatterTLV
 extension MatterCertificate {
     /// Decodes a TLV certificate, rejecting anything outside the Matter profile: trailing
     /// bytes, missing, repeated, unknown or out-of-order fields, wrong types, algorithms other
-    /// than ECDSA-SHA256 / P-256, invalid DN values, bad extension contents, and more than
-    /// `maxTLVLength` bytes.
+    /// than ECDSA-SHA256 / P-256, invalid DN values, bad extension contents, more than
+    /// `maxTLVLength` bytes, or an X.509 form over `maxDERLength` bytes.
     public init(tlvEncoded bytes: [UInt8]) throws(CertificateError) {
         guard bytes.count <= Self.maxTLVLength else {
             throw .certificateTooLarge(size: bytes.count, limit: Self.maxTLVLength)
@@ -44,6 +44,9 @@ extension MatterCertificate {
         guard signature.count == 64 else { throw .malformedField("signature", "must be 64 bytes r||s") }
         try fields.end()
         try checkValidityOrder()
+        // The signature is over the X.509 form, so a certificate without one (over 600 bytes of
+        // DER) can never be verified.
+        _ = try checkedDER()
     }
 
     /// The TLV form: an anonymous structure, shortest encodings.
