@@ -23,12 +23,17 @@ let package = Package(
         // OSSL_PARAM arrays). Only MatterCrypto imports it.
         .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
+        // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
+        .target(name: "CNet", path: "CShims/CNet"),
+
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
+                swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
-        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -41,10 +46,16 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
+                          path: "Fuzz/CryptoFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
+
+        .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
+                                                               "FuzzSupport"],
+                          path: "Fuzz/MessageFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -53,6 +64,10 @@ let package = Package(
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterSecureChannelTests",
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV",
+                                   "MatterCertificates", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
@@ -63,6 +78,9 @@ let package = Package(
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
+        .executableTarget(name: "handshake-bench",
+                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                          path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     ]

@@ -1,6 +1,4 @@
-/// Node IDs, group IDs and the destination of a message (Matter Core 4.4.1).
-public typealias NodeID = UInt64
-public typealias GroupID = UInt16
+/// Node IDs are UInt64 and group IDs UInt16 at this layer; typed identifiers live in MatterCertificates.
 
 /// The unencrypted message header that starts every Matter message (Matter Core 4.4.1):
 /// message flags, session ID, security flags, message counter, optional source node ID,
@@ -8,8 +6,8 @@ public typealias GroupID = UInt16
 public struct MessageHeader: Hashable, Sendable {
     public enum Destination: Hashable, Sendable {
         case none
-        case node(NodeID)
-        case group(GroupID)
+        case node(UInt64)
+        case group(UInt16)
     }
 
     public enum SessionType: UInt8, Sendable {
@@ -24,13 +22,17 @@ public struct MessageHeader: Hashable, Sendable {
     /// C flag: a control message (e.g. message counter synchronization).
     public var control: Bool
     public var messageCounter: UInt32
-    public var sourceNodeID: NodeID?
+    public var sourceNodeID: UInt64?
     public var destination: Destination
     /// MX block: skipped by receivers, kept for round trips.
     public var messageExtensions: [UInt8]?
+    /// Reserved bits of the message flags (bit 3) and security flags (bits 2-4) as received:
+    /// ignored, but kept so the security flags in the nonce are exactly the bytes sent.
+    public var reservedMessageFlags: UInt8 = 0
+    public var reservedSecurityFlags: UInt8 = 0
 
     public init(sessionID: UInt16, sessionType: SessionType = .unicast, privacy: Bool = false, control: Bool = false,
-                messageCounter: UInt32, sourceNodeID: NodeID? = nil, destination: Destination = .none,
+                messageCounter: UInt32, sourceNodeID: UInt64? = nil, destination: Destination = .none,
                 messageExtensions: [UInt8]? = nil) {
         self.sessionID = sessionID
         self.sessionType = sessionType
@@ -57,12 +59,12 @@ public struct MessageHeader: Hashable, Sendable {
     /// The security flags byte as sent; also the first byte of the AES-CCM nonce.
     public var securityFlags: UInt8 {
         (privacy ? Flag.privacy : 0) | (control ? Flag.control : 0)
-            | (messageExtensions != nil ? Flag.messageExtensions : 0) | sessionType.rawValue
+            | (messageExtensions != nil ? Flag.messageExtensions : 0) | sessionType.rawValue | reservedSecurityFlags
     }
 
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
-        var flags: UInt8 = sourceNodeID != nil ? Flag.sourcePresent : 0
+        var flags: UInt8 = (sourceNodeID != nil ? Flag.sourcePresent : 0) | reservedMessageFlags
         switch destination {
         case .none: break
         case .node: flags |= Flag.destinationNode
@@ -94,7 +96,7 @@ public struct MessageHeader: Hashable, Sendable {
         let security = try r.u8()
         guard let type = SessionType(rawValue: security & 0x03) else { throw .reservedSessionType(security & 0x03) }
         let counter = try r.u32()
-        let source: NodeID? = flags & Flag.sourcePresent != 0 ? try r.u64() : nil
+        let source: UInt64? = flags & Flag.sourcePresent != 0 ? try r.u64() : nil
         let destination: Destination
         switch flags & 0x03 {
         case 0: destination = .none
@@ -107,9 +109,11 @@ public struct MessageHeader: Hashable, Sendable {
             let n = Int(try r.u16())
             extensions = try r.take(n)
         }
-        let header = MessageHeader(sessionID: sessionID, sessionType: type, privacy: security & Flag.privacy != 0,
+        var header = MessageHeader(sessionID: sessionID, sessionType: type, privacy: security & Flag.privacy != 0,
                                    control: security & Flag.control != 0, messageCounter: counter,
                                    sourceNodeID: source, destination: destination, messageExtensions: extensions)
+        header.reservedMessageFlags = flags & 0x08
+        header.reservedSecurityFlags = security & 0x1C
         return (header, r.offset)
     }
 }
