@@ -118,12 +118,13 @@ enum CertificateInput {
             else { throw CommandFailure("\(name): malformed PEM") }
             return Array(der)
         }
-        // Binary certificates start with a SEQUENCE (DER) or a structure (TLV) byte.
-        if let first = data.first, first == 0x30 || first == 0x15 { return data }
+        // Text files (hex or base64) hold printable ASCII only; DER and TLV never do.
+        let isText = !data.isEmpty && data.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        guard isText else { return data }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if let bytes = hex(trimmed) { return bytes }
         if let b64 = Data(base64Encoded: trimmed.filter { !$0.isWhitespace }) { return Array(b64) }
-        return data
+        throw CommandFailure("\(name): text that is neither PEM, hex nor base64")
     }
 
     static func hex(_ text: String) -> [UInt8]? {

@@ -58,6 +58,23 @@ import TestSupport
         #expect(Array(try Data(contentsOf: out)) == Self.root01.hex("chip_tlv")!)
     }
 
+    @Test func textFilesInHexAndBase64() throws {
+        let dir = FileManager.default.temporaryDirectory
+        let hexFile = dir.appendingPathComponent("root01-\(UUID().uuidString).hex")
+        let b64File = dir.appendingPathComponent("root01-\(UUID().uuidString).chip-b64")
+        try ("0x" + Self.root01.string("chip_tlv")! + "\n").write(to: hexFile, atomically: true, encoding: .utf8)
+        try Data(Self.root01.hex("chip_tlv")!).base64EncodedString().write(to: b64File, atomically: true, encoding: .utf8)
+        defer {
+            try? FileManager.default.removeItem(at: hexFile)
+            try? FileManager.default.removeItem(at: b64File)
+        }
+        for file in [hexFile, b64File] {
+            let r = try matterctl("cert", "convert", file.path, "--to", "der")
+            #expect(r.status == 0, "\(r.stderr)")
+            #expect(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == Self.root01.string("der"))
+        }
+    }
+
     @Test func malformedCertificateExitsOneNamingTheDefect() throws {
         let bad = try #require(TestVectors.vectors("matter_certs.json").first { $0.id == "certerr-rcac-sig-curve-secp256k1-der" })
         let r = try matterctl("cert", "convert", bad.string("bytes")!, "--to", "tlv")
