@@ -49,7 +49,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
-                                         "MatterCommissioning", "MatterMessaging"],
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.

@@ -7,6 +7,7 @@ enum Matterctl {
         PayloadCommand.self,
         CommissionCommand.self,
         DiscoverCommand.self,
+        CertCommand.self,
     ]
 
     static var help: String {
