@@ -2,7 +2,7 @@ import Foundation
 
 /// One `matterctl` subcommand. Each lives in its own file under Commands/ and is listed in
 /// `Matterctl.commands`.
-protocol Command {
+protocol Command: Sendable {
     /// The word that selects it: `matterctl <name> ...`.
     static var name: String { get }
     /// One line for the top-level help.
