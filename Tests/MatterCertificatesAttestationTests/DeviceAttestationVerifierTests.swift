@@ -1,0 +1,179 @@
+import MatterCertificates
+import MatterCrypto
+import Testing
+import TestSupport
+
+/// The CSA "Commissioner DUT" vectors and the named results of single-rule failures.
+@Suite struct DeviceAttestationVerifierTests {
+    static let dutVectors = TestVectors.vectors("attestation/commissioner_dut.json")
+
+    private func response(_ v: Vector, seed: UInt64) throws -> AttestationInformation {
+        var rng = SeededRandom(seed: seed)
+        return try AttestationFixtures.attestationResponse(
+            cd: v.hex("certification_declaration") ?? [], dacPrivateKey: v.hex("dac_private_key") ?? [],
+            dac: v.hex("dac_cert") ?? [], pai: v.hex("pai_cert") ?? [],
+            vendorID: UInt16(v.int("vendor_id") ?? 0xFFF1), productID: UInt16(v.int("basic_info_pid") ?? 0),
+            rng: &rng)
+    }
+
+    /// Each vector reaches its expected commissioner result with test devices allowed (the
+    /// SDK's TestCommissionerDUTVectors with test keys enabled).
+    @Test(arguments: dutVectors)
+    func commissionerDUTVector(_ v: Vector) throws {
+        #expect(v.loadError == nil)
+        let verifier = DeviceAttestationVerifier(trustStore: try AttestationFixtures.sdkTestTrustStore(),
+                                                 allowTestDevices: true)
+        let outcome = verifier.verify(try response(v, seed: 0xD07), at: AttestationFixtures.vectorTime)
+        let expected = try #require(v.string("expected_commissioner_result"))
+        if expected == "success" {
+            #expect(outcome.result == .success, "\(outcome.result): \(outcome.detail ?? "")")
+        } else {
+            #expect(outcome.result != .success)
+        }
+    }
+
+    /// Without allowTestDevices every vector fails: they all chain to test PAAs and carry
+    /// test CDs (the SDK's run with test keys disabled).
+    @Test(arguments: dutVectors)
+    func commissionerDUTVectorWithoutTestDevices(_ v: Vector) throws {
+        let verifier = DeviceAttestationVerifier(trustStore: try AttestationFixtures.sdkTestTrustStore())
+        let outcome = verifier.verify(try response(v, seed: 0xD08), at: AttestationFixtures.vectorTime)
+        #expect(outcome.result != .success)
+        if v.string("expected_commissioner_result") == "success" {
+            #expect(outcome.result == .testPAARejected)
+        }
+    }
+
+    // MARK: - Single-rule failures on a vector that passes
+
+    /// The first DUT vector the commissioner must accept, as a baseline to break one rule at a time.
+    private func baseline() throws -> (Vector, AttestationInformation) {
+        let v = try #require(Self.dutVectors.first { $0.string("expected_commissioner_result") == "success" })
+        return (v, try response(v, seed: 42))
+    }
+
+    private func verify(_ info: AttestationInformation, allowTest: Bool = true,
+                        trust: PAATrustStore? = nil, revoked: RevocationSet? = nil) throws -> AttestationVerification {
+        let verifier = DeviceAttestationVerifier(trustStore: try trust ?? AttestationFixtures.sdkTestTrustStore(),
+                                                 revocationSet: revoked, allowTestDevices: allowTest)
+        return verifier.verify(info, at: AttestationFixtures.vectorTime)
+    }
+
+    @Test func baselinePasses() throws {
+        let (_, info) = try baseline()
+        let outcome = try verify(info)
+        #expect(outcome.result == .success)
+        #expect(outcome.usesTestCredentials)
+        #expect(outcome.vendorID == 0xFFF1)
+    }
+
+    @Test func flippedAttestationSignatureByte() throws {
+        var (_, info) = try baseline()
+        for index in [0, 31, 32, 63] {
+            var broken = info
+            broken.attestationSignature[index] ^= 0x01
+            #expect(try verify(broken).result == .attestationSignatureInvalid)
+        }
+        info.attestationSignature.removeLast()
+        #expect(try verify(info).result == .attestationSignatureInvalidFormat)
+    }
+
+    @Test func changedChallengeBreaksTheSignature() throws {
+        var (_, info) = try baseline()
+        info.attestationChallenge[0] ^= 0xFF
+        #expect(try verify(info).result == .attestationSignatureInvalid)
+    }
+
+    @Test func wrongNonce() throws {
+        var (_, info) = try baseline()
+        info.attestationNonce[5] ^= 0x10
+        #expect(try verify(info).result == .attestationNonceMismatch)
+    }
+
+    @Test func wrongBasicInformationVendorID() throws {
+        var (_, info) = try baseline()
+        info.vendorID = 0xFFF2
+        let outcome = try verify(info)
+        #expect(outcome.result == .cdVendorIdMismatch)
+        #expect(outcome.result.message.contains("vendor ID"))
+    }
+
+    @Test func wrongBasicInformationProductID() throws {
+        var (_, info) = try baseline()
+        info.productID = 0x1234
+        #expect(try verify(info).result == .cdProductIdNotInList)
+    }
+
+    @Test func testPAAWithoutAllowTestDevices() throws {
+        let (_, info) = try baseline()
+        let outcome = try verify(info, allowTest: false)
+        #expect(outcome.result == .testPAARejected)
+        #expect(outcome.result.remedy.contains("--allow-test-devices"))
+    }
+
+    @Test func emptyTrustStore() throws {
+        let (_, info) = try baseline()
+        #expect(try verify(info, trust: PAATrustStore()).result == .paaNotFound)
+    }
+
+    @Test func flippedDACSignatureByte() throws {
+        var (_, info) = try baseline()
+        // The last byte of the DER is inside the ECDSA s value.
+        info.dac[info.dac.count - 1] ^= 0x01
+        // The DAC's own signature is not covered by the attestation signature, so only the
+        // chain check notices.
+        #expect(try verify(info).result == .dacSignatureInvalid)
+    }
+
+    @Test func flippedPAISignatureByte() throws {
+        var (_, info) = try baseline()
+        info.pai[info.pai.count - 1] ^= 0x01
+        #expect(try verify(info).result == .paiSignatureInvalid)
+    }
+
+    @Test func flippedCDSignatureByte() throws {
+        let (v, _) = try baseline()
+        var cd = try #require(v.hex("certification_declaration"))
+        cd[cd.count - 1] ^= 0x01
+        var rng = SeededRandom(seed: 7)
+        let info = try AttestationFixtures.attestationResponse(
+            cd: cd, dacPrivateKey: v.hex("dac_private_key") ?? [], dac: v.hex("dac_cert") ?? [],
+            pai: v.hex("pai_cert") ?? [], vendorID: 0xFFF1, productID: UInt16(v.int("basic_info_pid") ?? 0), rng: &rng)
+        #expect(try verify(info).result == .cdSignatureInvalid)
+    }
+
+    @Test func missingPAI() throws {
+        var (_, info) = try baseline()
+        info.pai = []
+        #expect(try verify(info).result == .paiMissing)
+    }
+
+    @Test func swappedDACAndPAI() throws {
+        var (_, info) = try baseline()
+        swap(&info.dac, &info.pai)
+        #expect(try verify(info).result == .paiFormatInvalid)
+    }
+
+    @Test func dacExpiredOrNotYetValid() throws {
+        let (_, info) = try baseline()
+        let store = try AttestationFixtures.sdkTestTrustStore()
+        let verifier = DeviceAttestationVerifier(trustStore: store, allowTestDevices: true)
+        let early = try ASN1Time(year: 2020, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+        #expect(verifier.verify(info, at: early).result == .dacNotYetValid)
+    }
+
+    @Test func oversizedElements() throws {
+        var (_, info) = try baseline()
+        info.attestationElements = [UInt8](repeating: 0, count: 901)
+        #expect(try verify(info).result == .invalidArgument)
+    }
+
+    /// Every result has a message and a remedy, and codes are unique.
+    @Test func everyResultHasWords() {
+        for r in AttestationVerificationResult.allCases {
+            #expect(!r.message.isEmpty)
+            #expect(!r.remedy.isEmpty)
+        }
+        #expect(Set(AttestationVerificationResult.allCases.map(\.rawValue)).count == AttestationVerificationResult.allCases.count)
+    }
+}
