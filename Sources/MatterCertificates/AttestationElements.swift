@@ -63,7 +63,7 @@ public struct AttestationElements: Sendable, Hashable {
         for v in vendorReserved {
             members.append(.bytes(.fullyQualified(vendorID: v.vendorID, profile: v.profile, tag: v.tag), v.data))
         }
-        return TLVWriter.encode(.structure(members))
+        return TLVWriter.encode(.structure(.anonymous, members))
     }
 
     /// Decodes attestation elements. Known fields must appear once each, in tag order (as the

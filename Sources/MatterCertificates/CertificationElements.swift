@@ -83,7 +83,7 @@ public struct CertificationElements: Sendable, Hashable {
         if let v = dacOriginVendorID { m.append(.unsigned(.context(Tag.dacOriginVendorID), v)) }
         if let p = dacOriginProductID { m.append(.unsigned(.context(Tag.dacOriginProductID), p)) }
         if let list = authorizedPAAs { m.append(.array(.context(Tag.authorizedPAAList), list.map { .bytes(.anonymous, $0) })) }
-        return TLVWriter.encode(.structure(m))
+        return TLVWriter.encode(.structure(.anonymous, m))
     }
 
     /// Decodes CD content. Fields must appear in tag order (the SDK decodes them in sequence);

@@ -34,7 +34,7 @@ public struct NOCSRElements: Sendable, Hashable {
                              (Tag.vendorReserved3, vendorReserved3)] where !value.isEmpty {
             members.append(.bytes(.context(tag), value))
         }
-        return TLVWriter.encode(.structure(members))
+        return TLVWriter.encode(.structure(.anonymous, members))
     }
 
     /// Decodes NOCSR elements; known fields in tag order, unknown context tags skipped.
