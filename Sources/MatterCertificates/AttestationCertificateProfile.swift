@@ -12,7 +12,10 @@ public enum AttestationCertificateRole: String, Sendable, Hashable {
         let name = rawValue
         guard cert.version == 2 else { throw .unsupportedVersion(cert.version) }
         guard !cert.serialNumber.isEmpty else { throw .derInvalidValue("\(name) has an empty serial number") }
-        guard cert.signatureAlgorithm.algorithm == .ecdsaWithSHA256, cert.signatureAlgorithm.parameters == nil else {
+        // Parameters must be absent (RFC 5758), but a NULL is tolerated as OpenSSL and the SDK
+        // do: production PAAs in the DCL carry one.
+        guard cert.signatureAlgorithm.algorithm == .ecdsaWithSHA256,
+              cert.signatureAlgorithm.parameters == nil || cert.signatureAlgorithm.parameters?.tag == .null else {
             throw .unsupportedSignatureAlgorithm("\(name) is not signed with ecdsa-with-SHA256")
         }
         _ = try cert.subjectPublicKeyInfo.p256PublicKey()

@@ -26,6 +26,9 @@ enum AttestationFixtures {
     /// on DAC expiry. 2023-01-01 would reject valid vectors issued in 2023 and 2024.
     static let vectorTime = try! ASN1Time(year: 2024, month: 7, day: 1, hour: 0, minute: 0, second: 0)
 
+    /// The SDK's revoked test devices were issued up to 2025-01-09; their DACs are valid then.
+    static let revocationTime = try! ASN1Time(year: 2025, month: 6, day: 2, hour: 0, minute: 0, second: 0)
+
     static func hex(_ s: String?) -> [UInt8] { s.flatMap(Hex.decode) ?? [] }
 
     /// Builds and signs an attestation response the way the SDK's DUT test does: the CD, the
