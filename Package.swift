@@ -12,20 +12,33 @@ let package = Package(
         .executable(name: "matterctl", targets: ["matterctl"]),
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
+        .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        // OpenSSL 3 libcrypto behind C helpers for what Swift cannot call (macros, variadics,
+        // OSSL_PARAM arrays). Only MatterCrypto imports it.
+        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
                           swiftSettings: strict),
+
+        // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
+        .target(name: "FuzzSupport", path: "Fuzz/FuzzSupport", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv", dependencies: ["MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/TLVFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
+                          path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -33,7 +46,14 @@ let package = Package(
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        // Benchmarks: swift build -c release --product crypto-bench
+        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
+                          path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     ]

@@ -35,33 +35,56 @@ public struct TLVElement: Hashable, Sendable {
 // MARK: - Building element trees
 
 extension TLVElement {
-    public static func structure(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+    public static func structure(_ tag: TLVTag, _ members: [TLVElement]) -> TLVElement {
         TLVElement(tag: tag, .container(.structure, members))
     }
-    public static func array(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+    public static func array(_ tag: TLVTag, _ members: [TLVElement]) -> TLVElement {
         TLVElement(tag: tag, .container(.array, members))
     }
-    public static func list(_ tag: TLVTag = .anonymous, _ members: [TLVElement]) -> TLVElement {
+    public static func list(_ tag: TLVTag, _ members: [TLVElement]) -> TLVElement {
         TLVElement(tag: tag, .container(.list, members))
     }
-    public static func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ tag: TLVTag = .anonymous, _ v: T) -> TLVElement {
+    /// An anonymous structure.
+    public static func structure(_ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: .anonymous, .container(.structure, members))
+    }
+    /// An anonymous array.
+    public static func array(_ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: .anonymous, .container(.array, members))
+    }
+    /// An anonymous list.
+    public static func list(_ members: [TLVElement]) -> TLVElement {
+        TLVElement(tag: .anonymous, .container(.list, members))
+    }
+    public static func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ tag: TLVTag, _ v: T) -> TLVElement {
         TLVElement(tag: tag, .unsigned(UInt64(v)))
     }
-    public static func signed<T: FixedWidthInteger & SignedInteger>(_ tag: TLVTag = .anonymous, _ v: T) -> TLVElement {
+    public static func signed<T: FixedWidthInteger & SignedInteger>(_ tag: TLVTag, _ v: T) -> TLVElement {
         TLVElement(tag: tag, .signed(Int64(v)))
     }
-    public static func bytes(_ tag: TLVTag = .anonymous, _ v: [UInt8]) -> TLVElement {
+    public static func bytes(_ tag: TLVTag, _ v: [UInt8]) -> TLVElement {
         TLVElement(tag: tag, .bytes(v))
     }
-    public static func utf8(_ tag: TLVTag = .anonymous, _ v: String) -> TLVElement {
+    public static func utf8(_ tag: TLVTag, _ v: String) -> TLVElement {
         TLVElement(tag: tag, .utf8(v))
     }
-    public static func bool(_ tag: TLVTag = .anonymous, _ v: Bool) -> TLVElement {
+    public static func bool(_ tag: TLVTag, _ v: Bool) -> TLVElement {
         TLVElement(tag: tag, .bool(v))
     }
-    public static func null(_ tag: TLVTag = .anonymous) -> TLVElement {
+    public static func null(_ tag: TLVTag) -> TLVElement {
         TLVElement(tag: tag, .null)
     }
+    // Anonymous forms (array members, top-level values).
+    public static func unsigned<T: FixedWidthInteger & UnsignedInteger>(_ v: T) -> TLVElement {
+        TLVElement(.unsigned(UInt64(v)))
+    }
+    public static func signed<T: FixedWidthInteger & SignedInteger>(_ v: T) -> TLVElement {
+        TLVElement(.signed(Int64(v)))
+    }
+    public static func bytes(_ v: [UInt8]) -> TLVElement { TLVElement(.bytes(v)) }
+    public static func utf8(_ v: String) -> TLVElement { TLVElement(.utf8(v)) }
+    public static func bool(_ v: Bool) -> TLVElement { TLVElement(.bool(v)) }
+    public static var null: TLVElement { TLVElement(.null) }
 }
 
 // MARK: - Reading element trees with typed errors

@@ -48,6 +48,7 @@ enum JSONView {
     }
 
     static func numberMatches(_ d: Double, _ value: Any?) -> Bool {
+        if let s = value as? String { return Double(s).map { $0 == d || ($0.isNaN && d.isNaN) } ?? false }
         guard let n = value as? NSNumber else { return false }
         return n.doubleValue == d || (n.doubleValue.isNaN && d.isNaN)
     }

@@ -5,15 +5,15 @@ import TestSupport
 /// The writer picks the shortest form for integers, lengths and tags (Matter Core A.7).
 @Suite struct TLVWriterTests {
     @Test(arguments: [
-        (TLVElement.unsigned(UInt64(255)), "04ff"),
-        (.unsigned(UInt64(256)), "050001"),
-        (.unsigned(UInt64(65536)), "0600000100"),
-        (.unsigned(UInt64(UInt32.max) + 1), "070000000001000000"),
-        (.signed(Int64(-128)), "0080"),
-        (.signed(Int64(-129)), "017fff"),
-        (.signed(Int64(32768)), "0200800000"),
-        (.signed(Int64.min), "030000000000000080"),
-        (.utf8(.context(1), "a"), "2c0161"),
+        (TLVElement(.unsigned(255)), "04ff"),
+        (TLVElement(.unsigned(256)), "050001"),
+        (TLVElement(.unsigned(65536)), "0600000100"),
+        (TLVElement(.unsigned(UInt64(UInt32.max) + 1)), "070000000001000000"),
+        (TLVElement(.signed(-128)), "0080"),
+        (TLVElement(.signed(-129)), "017fff"),
+        (TLVElement(.signed(32768)), "0200800000"),
+        (TLVElement(.signed(Int64.min)), "030000000000000080"),
+        (TLVElement.utf8(.context(1), "a"), "2c010161"),
         (.bytes(.commonProfile(65535), [1]), "50ffff0101"),
         (.bytes(.commonProfile(65536), []), "7000000100" + "00"),
         (.null(.implicitProfile(70000)), "b470110100"),
@@ -26,7 +26,7 @@ import TestSupport
 
     @Test func longStringUsesTwoByteLength() throws {
         let s = String(repeating: "x", count: 300)
-        let bytes = TLVWriter.encode(.utf8(s))
+        let bytes = TLVWriter.encode(TLVElement(.utf8(s)))
         #expect(Array(bytes.prefix(3)) == [0x0D, 0x2C, 0x01])
         #expect(try TLVDecoder.decode(bytes).utf8() == s)
     }

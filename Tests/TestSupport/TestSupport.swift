@@ -12,7 +12,7 @@ public enum TestVectors {
     /// The `vectors` array of a vector file (path relative to `testvectors/`), as JSON objects.
     public static func load(_ file: String) throws -> [[String: Any]] {
         let data = try Data(contentsOf: directory.appendingPathComponent(file))
-        let root = try JSONSerialization.jsonObject(with: data)
+        let root = try JSONSerialization.jsonObject(with: quotingNonFiniteNumbers(data))
         if let dict = root as? [String: Any], let vectors = dict["vectors"] as? [[String: Any]] {
             return vectors
         }
@@ -30,6 +30,35 @@ public enum TestVectors {
     }
 
     public enum VectorError: Error { case malformed(String) }
+
+    /// The vector files are written by Python, which emits bare `Infinity`, `-Infinity` and `NaN`
+    /// (not JSON). Outside strings these become the strings "Infinity", "-Infinity" and "NaN".
+    static func quotingNonFiniteNumbers(_ data: Data) -> Data {
+        var out = [UInt8]()
+        out.reserveCapacity(data.count)
+        let bytes = [UInt8](data)
+        var i = 0, inString = false
+        while i < bytes.count {
+            let c = bytes[i]
+            if inString {
+                out.append(c)
+                if c == UInt8(ascii: "\\"), i + 1 < bytes.count { out.append(bytes[i + 1]); i += 2; continue }
+                if c == UInt8(ascii: "\"") { inString = false }
+                i += 1
+                continue
+            }
+            if c == UInt8(ascii: "\"") { inString = true }
+            var matched = false
+            for word in ["-Infinity", "Infinity", "NaN"] where bytes[i...].starts(with: word.utf8) {
+                out += Array("\"\(word)\"".utf8)
+                i += word.utf8.count
+                matched = true
+                break
+            }
+            if !matched { out.append(c); i += 1 }
+        }
+        return Data(out)
+    }
 }
 
 /// One test vector: a JSON object with typed accessors. `CustomStringConvertible` gives the id,

@@ -1,0 +1,114 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a short-lived command and collects its output (for CLI tests).
+///
+/// It uses posix_spawn with a clean signal mask rather than Foundation.Process: children
+/// started from Dispatch threads would otherwise inherit blocked signals (platform.md), and
+/// Foundation's pipe reads trap on EINTR.
+public enum ProcessRunner {
+    public struct Result: Sendable {
+        public let status: Int32
+        public let stdout: String
+        public let stderr: String
+    }
+
+    /// The directory holding the built products (matterctl sits next to the test bundle).
+    public static var productsDirectory: URL {
+        let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: exe).deletingLastPathComponent()
+        while url.pathExtension == "xctest" { url.deleteLastPathComponent() }
+        return url
+    }
+
+    public static var matterctl: String { productsDirectory.appendingPathComponent("matterctl").path }
+
+    public enum SpawnError: Error { case spawn(Int32), pipe(Int32) }
+
+    /// Runs `executable` with `arguments`; `environment` replaces the environment when given.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+                           stdin: String? = nil) throws -> Result {
+        var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
+        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else { throw SpawnError.pipe(errno) }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
+        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigfillset(&defaults)
+        posix_spawnattr_setsigmask(&attr, &empty)
+        posix_spawnattr_setsigdefault(&attr, &defaults)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
+        let argv = [executable] + arguments
+        var pid: pid_t = 0
+        let rc = withCStrings(argv) { cArgv in
+            withCStrings(env) { cEnv in posix_spawn(&pid, executable, &actions, &attr, cArgv, cEnv) }
+        }
+        close(inPipe[0]); close(outPipe[1]); close(errPipe[1])
+        if let stdin { writeAll(inPipe[1], Array(stdin.utf8)) }
+        close(inPipe[1])
+        guard rc == 0 else {
+            close(outPipe[0]); close(errPipe[0])
+            throw SpawnError.spawn(rc)
+        }
+        let (out, err) = drain(outPipe[0], errPipe[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Result(status: exit, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// Reads both pipes until both close, with poll so neither can fill up and block the child.
+    private static func drain(_ a: Int32, _ b: Int32) -> ([UInt8], [UInt8]) {
+        var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
+        var outputs: [[UInt8]] = [[], []]
+        var open = 2
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while open > 0 {
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 {
+                let n = buffer.withUnsafeMutableBytes { read(fds[i].fd, $0.baseAddress, $0.count) }
+                if n > 0 {
+                    outputs[i].append(contentsOf: buffer[0..<n])
+                } else if n == 0 || errno != EINTR {
+                    close(fds[i].fd)
+                    fds[i].fd = -1
+                    open -= 1
+                }
+            }
+        }
+        return (outputs[0], outputs[1])
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n > 0 { offset += n } else if errno != EINTR { return }
+        }
+    }
+
+    private static func withCStrings<R>(_ strings: [String], _ body: ([UnsafeMutablePointer<CChar>?]) -> R) -> R {
+        var pointers: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+        pointers.append(nil)
+        defer { for p in pointers { free(p) } }
+        return body(pointers)
+    }
+}
