@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "MatterTLV", targets: ["MatterTLV"]),
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
+        .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -27,6 +28,7 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -49,6 +51,9 @@ let package = Package(
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterCertificatesTests",
+                    dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench

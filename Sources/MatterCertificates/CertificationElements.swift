@@ -112,7 +112,7 @@ public struct CertificationElements: Sendable, Hashable {
             (Tag.certificationType, "certification_type"),
         ]
         for (tag, name) in names where fields[tag] == nil { throw .malformedField(name, "missing") }
-        func field(_ tag: UInt8) -> TLVElement { fields[tag] ?? .null() }
+        func field(_ tag: UInt8) -> TLVElement { fields[tag] ?? .null(.anonymous) }
         do throws(TLVError) {
             formatVersion = try field(Tag.formatVersion).unsignedField(as: UInt8.self)
             vendorID = try field(Tag.vendorID).unsignedField(as: UInt16.self)

@@ -144,22 +144,6 @@ public struct DeviceAttestationVerifier: Sendable {
         return report
     }
 
-    /// Verifies a DAC's signature over NOCSR elements || challenge and the CSR nonce
-    /// (Matter Core 11.18.6.6), as the SDK's `VerifyNodeOperationalCSRInformation` does.
-    public static func verifyNOCSR(elements: [UInt8], challenge: [UInt8], signature: [UInt8],
-                                   dacPublicKey: [UInt8], csrNonce: [UInt8]) throws(CertificateError) -> NOCSRElements {
-        guard !elements.isEmpty, !challenge.isEmpty, !signature.isEmpty, csrNonce.count == AttestationElements.nonceLength else {
-            throw .invalidArgument("NOCSR elements, challenge, signature and a 32-byte nonce are required")
-        }
-        let decoded = try NOCSRElements(tlv: elements)
-        guard decoded.csrNonce == csrNonce else { throw .csrNonceMismatch }
-        guard let key = try? P256PublicKey(x962Representation: dacPublicKey) else { throw .invalidPublicKey }
-        guard let sig = try? P256Signature(rawRepresentation: signature),
-              key.isValidSignature(sig, for: elements + challenge)
-        else { throw .signatureInvalid("NOCSR elements are not signed by the DAC") }
-        return decoded
-    }
-
     // MARK: - Steps
 
     struct Failure: Error {

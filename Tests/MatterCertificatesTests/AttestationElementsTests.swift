@@ -44,12 +44,13 @@ import TestSupport
             }
 
         case "nocsr_elements_construct":
+            func optional(_ key: String) -> [UInt8]? { v.hex(key).flatMap { $0.isEmpty ? nil : $0 } }
             let e = NOCSRElements(csr: v.hex("csr") ?? [], csrNonce: v.hex("csr_nonce") ?? [],
-                                  vendorReserved1: v.hex("vendor_reserved1") ?? [],
-                                  vendorReserved2: v.hex("vendor_reserved2") ?? [],
-                                  vendorReserved3: v.hex("vendor_reserved3") ?? [])
+                                  vendorReserved1: optional("vendor_reserved1"),
+                                  vendorReserved2: optional("vendor_reserved2"),
+                                  vendorReserved3: optional("vendor_reserved3"))
             #expect(Hex.encode(e.tlvEncoded) == v.string("expected_nocsr_elements"))
-            #expect(try NOCSRElements(tlv: e.tlvEncoded) == e)
+            #expect(try NOCSRElements(tlvEncoded: e.tlvEncoded) == e)
 
         case "attestation_response_verify":
             var store = PAATrustStore()
@@ -73,13 +74,13 @@ import TestSupport
 
         case "nocsr_response_verify":
             let verify = {
-                try DeviceAttestationVerifier.verifyNOCSR(
-                    elements: v.hex("nocsr_elements") ?? [], challenge: v.hex("attestation_challenge") ?? [],
-                    signature: v.hex("attestation_signature") ?? [], dacPublicKey: v.hex("dac_public_key") ?? [],
-                    csrNonce: v.hex("csr_nonce") ?? [])
+                try NOCSRElements.verify(
+                    nocsrElements: v.hex("nocsr_elements") ?? [], attestationSignature: v.hex("attestation_signature") ?? [],
+                    attestationChallenge: v.hex("attestation_challenge") ?? [], dacPublicKey: v.hex("dac_public_key") ?? [],
+                    expectedNonce: v.hex("csr_nonce") ?? [])
             }
             if v.valid {
-                let e = try verify()
+                let e = try verify().elements
                 #expect(e.csrNonce == v.hex("csr_nonce"))
             } else {
                 #expect(throws: CertificateError.self) { _ = try verify() }
@@ -96,10 +97,10 @@ import TestSupport
         var nonce = try #require(v.hex("csr_nonce"))
         nonce[0] ^= 1
         #expect(throws: CertificateError.csrNonceMismatch) {
-            _ = try DeviceAttestationVerifier.verifyNOCSR(
-                elements: v.hex("nocsr_elements") ?? [], challenge: v.hex("attestation_challenge") ?? [],
-                signature: v.hex("attestation_signature") ?? [], dacPublicKey: v.hex("dac_public_key") ?? [],
-                csrNonce: nonce)
+            _ = try NOCSRElements.verify(
+                nocsrElements: v.hex("nocsr_elements") ?? [], attestationSignature: v.hex("attestation_signature") ?? [],
+                attestationChallenge: v.hex("attestation_challenge") ?? [], dacPublicKey: v.hex("dac_public_key") ?? [],
+                expectedNonce: nonce)
         }
     }
 
@@ -133,7 +134,7 @@ import TestSupport
         var rng = SeededRandom(seed: 0xA77E)
         for _ in 0..<2000 {
             _ = try? AttestationElements(tlv: Mutation.mutate(seedBytes, using: &rng))
-            _ = try? NOCSRElements(tlv: Mutation.mutate(nocsr, using: &rng))
+            _ = try? NOCSRElements(tlvEncoded: Mutation.mutate(nocsr, using: &rng))
         }
     }
 }
