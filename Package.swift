@@ -32,7 +32,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "MatterCertificates", "CQREncode"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
