@@ -171,3 +171,18 @@ import TestSupport
         #expect(try ids(cn: "Matter Test PAA") == AttestationVendorProduct())
     }
 }
+
+/// PAAs that share a key under different names.
+@Suite struct PAATrustStoreTests {
+    @Test func sameKeyDifferentNamesPrefersTheIssuerName() throws {
+        let dir = "attestation/test-attestation/"
+        let noVID = try X509Certificate(derEncoded: try AttestationFixtures.file(dir + "Chip-Test-PAA-NoVID-Cert.der"))
+        let resign = try X509Certificate(derEncoded: try AttestationFixtures.file(dir + "Chip-Test-PAA-NoVID-ToResignPAIs-Cert.der"))
+        #expect(noVID.subjectKeyIdentifier == resign.subjectKeyIdentifier)
+        let store = PAATrustStore(certificates: [noVID, resign])
+        let skid = try #require(noVID.subjectKeyIdentifier)
+        #expect(store.certificate(forSubjectKeyIdentifier: skid, issuerName: resign.subject.encoded) == resign)
+        #expect(store.certificate(forSubjectKeyIdentifier: skid, issuerName: noVID.subject.encoded) == noVID)
+        #expect(store.certificate(forSubjectKeyIdentifier: skid) == noVID)
+    }
+}

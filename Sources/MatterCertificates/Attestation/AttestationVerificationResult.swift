@@ -53,9 +53,6 @@ public enum AttestationVerificationResult: String, Sendable, Hashable, CaseItera
     case testCDSigningKeyRejected
     case certificationTypeTestRejected
 
-    // MARK: Inputs that are not the device's fault
-    case revocationSetInvalid
-
     /// True only for `.success`.
     public var isSuccess: Bool { self == .success }
 
@@ -102,7 +99,6 @@ public enum AttestationVerificationResult: String, Sendable, Hashable, CaseItera
         case .cdTestKeyNotAllowedForCertificationType: return "a certification declaration signed with the test key claims an official certification"
         case .testCDSigningKeyRejected: return "the certification declaration is signed with the CSA test signing key"
         case .certificationTypeTestRejected: return "the certification declaration is for development and test only"
-        case .revocationSetInvalid: return "the revocation set could not be read"
         }
     }
 
@@ -122,8 +118,6 @@ public enum AttestationVerificationResult: String, Sendable, Hashable, CaseItera
         case .attestationNonceMismatch, .attestationSignatureInvalid, .attestationSignatureInvalidFormat,
              .attestationElementsMalformed, .invalidArgument:
             return "retry commissioning; if it fails again the device may be counterfeit or faulty"
-        case .revocationSetInvalid:
-            return "fix or re-download the revocation set file"
         default:
             return "the device is not a certified Matter device or its credentials are faulty: do not commission it; contact the manufacturer"
         }

@@ -226,7 +226,7 @@ public struct DeviceAttestationVerifier: Sendable {
         guard let paiAKID = p.pai.authorityKeyIdentifier?.keyIdentifier else {
             throw Failure(.paiFormatInvalid, "the PAI has no authority key identifier")
         }
-        guard let paa = trustStore.certificate(forSubjectKeyIdentifier: paiAKID) else {
+        guard let paa = trustStore.certificate(forSubjectKeyIdentifier: paiAKID, issuerName: p.pai.issuer.encoded) else {
             throw Failure(.paaNotFound, "no PAA with subject key identifier \(Self.hex(paiAKID))")
         }
         report.paaName = paa.subject.first(AttestationVendorProduct.commonNameAttribute)?.stringValue

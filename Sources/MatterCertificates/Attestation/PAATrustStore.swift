@@ -54,8 +54,11 @@ public struct PAATrustStore: Sendable {
     }
 
     /// The PAA whose subject key identifier is `keyIdentifier` (a PAI's authority key identifier).
-    public func certificate(forSubjectKeyIdentifier keyIdentifier: [UInt8]) -> X509Certificate? {
-        certificates.first { $0.subjectKeyIdentifier == keyIdentifier }
+    /// When several share the key (a PAA re-issued under a new name), the one whose subject is
+    /// `issuerName` (the PAI's issuer DN, DER) is preferred.
+    public func certificate(forSubjectKeyIdentifier keyIdentifier: [UInt8], issuerName: [UInt8]? = nil) -> X509Certificate? {
+        let candidates = certificates.filter { $0.subjectKeyIdentifier == keyIdentifier }
+        return candidates.first { $0.subject.encoded == issuerName } ?? candidates.first
     }
 
     public var count: Int { certificates.count }
