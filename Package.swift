@@ -27,8 +27,8 @@ let package = Package(
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -41,6 +41,10 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-attestation", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/AttestationFuzz", swiftSettings: strict),
 
