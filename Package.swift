@@ -23,12 +23,17 @@ let package = Package(
         // OSSL_PARAM arrays). Only MatterCrypto imports it.
         .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
 
+        // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
+        .target(name: "CNet", path: "CShims/CNet"),
+
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
-        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
+                swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -41,6 +46,8 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
+                          path: "Fuzz/CryptoFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
@@ -55,6 +62,9 @@ let package = Package(
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterSecureChannelTests",
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),

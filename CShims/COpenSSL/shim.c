@@ -436,12 +436,18 @@ EVP_PKEY *mh_p256_decode_private(const uint8_t *data, size_t len, const char *fo
         EVP_PKEY_free(pkey);
         return NULL;
     }
-    uint8_t scalar[32];
-    if (!mh_p256_private_bytes(pkey, scalar)) {  // a public-only structure is not a private key
+    // A public-only structure is not a private key. SEC1 and PKCS#8 may also carry a public
+    // key that OpenSSL does not check against the scalar: a corrupted file would give a key
+    // whose signatures fail under its own public key, so a mismatch is refused.
+    uint8_t scalar[32], expected[65], embedded[65];
+    int consistent = mh_p256_private_bytes(pkey, scalar) && mh_p256_scalar_is_valid(scalar)
+        && mh_p256_mul(scalar, NULL, NULL, expected) == 1 && mh_p256_public_bytes(pkey, embedded)
+        && memcmp(expected, embedded, sizeof expected) == 0;
+    OPENSSL_cleanse(scalar, sizeof scalar);
+    if (!consistent) {
         EVP_PKEY_free(pkey);
         return NULL;
     }
-    OPENSSL_cleanse(scalar, sizeof scalar);
     return pkey;
 }
 
@@ -511,7 +517,11 @@ int mh_ecdh(EVP_PKEY *priv, EVP_PKEY *peer, uint8_t *out32) {
     EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_pkey(NULL, priv, NULL);
     if (ctx == NULL) return 0;
     size_t len = 32;
-    int ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer(ctx, peer) == 1
+    // No second validation of the peer: every public EVP_PKEY here came through
+    // mh_p256_from_public / mh_p256_decode_spki / a private key, which require a point on the
+    // curve other than infinity, and P-256 has cofactor 1, so OpenSSL's extra n·Q = O check
+    // (a full scalar multiplication) adds nothing.
+    int ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer_ex(ctx, peer, 0) == 1
         && EVP_PKEY_derive(ctx, out32, &len) == 1 && len == 32;
     EVP_PKEY_CTX_free(ctx);
     return ok;

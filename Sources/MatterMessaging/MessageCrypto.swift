@@ -8,7 +8,7 @@ public enum MessageCrypto {
 
     /// The AES-CCM nonce: security flags as sent || counter (LE) || source node ID (LE; 0 when
     /// the session has none, as PASE).
-    public static func nonce(securityFlags: UInt8, counter: UInt32, sourceNodeID: NodeID) -> [UInt8] {
+    public static func nonce(securityFlags: UInt8, counter: UInt32, sourceNodeID: UInt64) -> [UInt8] {
         var n: [UInt8] = [securityFlags]
         n.appendLittleEndian(counter)
         n.appendLittleEndian(sourceNodeID)
@@ -30,7 +30,7 @@ public enum MessageCrypto {
 
     /// Encrypts a message: `payload` is the protocol header and application payload.
     /// `nonceNodeID` is the sender's node ID for the nonce (0 for PASE sessions).
-    public static func seal(header: MessageHeader, payload: [UInt8], key: SecretBytes, nonceNodeID: NodeID,
+    public static func seal(header: MessageHeader, payload: [UInt8], key: SecretBytes, nonceNodeID: UInt64,
                             privacyKey: SecretBytes? = nil) throws(MessageError) -> [UInt8] {
         var header = header
         header.privacy = privacyKey != nil
@@ -51,7 +51,7 @@ public enum MessageCrypto {
 
     /// Decrypts a frame whose header was already read (deobfuscated first if the P flag is set).
     /// Returns the header and the decrypted protocol header + payload.
-    public static func open(frame: [UInt8], key: SecretBytes, nonceNodeID: NodeID? = nil,
+    public static func open(frame: [UInt8], key: SecretBytes, nonceNodeID: UInt64? = nil,
                             privacyKey: SecretBytes? = nil) throws(MessageError) -> (MessageHeader, [UInt8]) {
         var frame = frame
         guard frame.count >= 4 else { throw .truncated(offset: frame.count) }

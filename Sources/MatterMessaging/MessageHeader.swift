@@ -1,6 +1,4 @@
-/// Node IDs, group IDs and the destination of a message (Matter Core 4.4.1).
-public typealias NodeID = UInt64
-public typealias GroupID = UInt16
+/// Node IDs are UInt64 and group IDs UInt16 at this layer; typed identifiers live in MatterCertificates.
 
 /// The unencrypted message header that starts every Matter message (Matter Core 4.4.1):
 /// message flags, session ID, security flags, message counter, optional source node ID,
@@ -8,8 +6,8 @@ public typealias GroupID = UInt16
 public struct MessageHeader: Hashable, Sendable {
     public enum Destination: Hashable, Sendable {
         case none
-        case node(NodeID)
-        case group(GroupID)
+        case node(UInt64)
+        case group(UInt16)
     }
 
     public enum SessionType: UInt8, Sendable {
@@ -24,13 +22,13 @@ public struct MessageHeader: Hashable, Sendable {
     /// C flag: a control message (e.g. message counter synchronization).
     public var control: Bool
     public var messageCounter: UInt32
-    public var sourceNodeID: NodeID?
+    public var sourceNodeID: UInt64?
     public var destination: Destination
     /// MX block: skipped by receivers, kept for round trips.
     public var messageExtensions: [UInt8]?
 
     public init(sessionID: UInt16, sessionType: SessionType = .unicast, privacy: Bool = false, control: Bool = false,
-                messageCounter: UInt32, sourceNodeID: NodeID? = nil, destination: Destination = .none,
+                messageCounter: UInt32, sourceNodeID: UInt64? = nil, destination: Destination = .none,
                 messageExtensions: [UInt8]? = nil) {
         self.sessionID = sessionID
         self.sessionType = sessionType
@@ -94,7 +92,7 @@ public struct MessageHeader: Hashable, Sendable {
         let security = try r.u8()
         guard let type = SessionType(rawValue: security & 0x03) else { throw .reservedSessionType(security & 0x03) }
         let counter = try r.u32()
-        let source: NodeID? = flags & Flag.sourcePresent != 0 ? try r.u64() : nil
+        let source: UInt64? = flags & Flag.sourcePresent != 0 ? try r.u64() : nil
         let destination: Destination
         switch flags & 0x03 {
         case 0: destination = .none

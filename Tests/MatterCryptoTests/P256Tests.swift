@@ -134,6 +134,24 @@ import TestSupport
         }
     }
 
+    /// One key shared by concurrent tasks (keys are Sendable and OpenSSL keys are read-only).
+    @Test func concurrentUseOfOneKey() async throws {
+        let key = P256PrivateKey(), peer = P256PrivateKey().publicKey
+        let expected = try key.sharedSecret(with: peer)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    let message = [UInt8(index)]
+                    let signature = try key.signature(for: message)
+                    let secret = try key.sharedSecret(with: peer)
+                    return key.publicKey.isValidSignature(signature, for: message) && secret == expected
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results.count == 16 && results.allSatisfy { $0 })
+    }
+
     @Test func privateKeyFormsRoundTrip() throws {
         let key = P256PrivateKey()
         let raw = key.rawRepresentation
@@ -147,6 +165,19 @@ import TestSupport
         #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: key.pkcs8DERRepresentation.bytes + [0]) }
         #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: key.publicKey.derRepresentation) }
         #expect(throws: CryptoError.self) { try P256PrivateKey(pemRepresentation: "-----BEGIN PRIVATE KEY-----\n") }
+    }
+
+    /// Found by fuzz-crypto: OpenSSL accepts a SEC1 key whose embedded public key does not
+    /// belong to its scalar; such a (corrupted) key must be refused.
+    @Test func mismatchedEmbeddedPublicKeyIsRefused() throws {
+        let sec1 = P256PrivateKey().sec1DERRepresentation.bytes
+        var corrupted = sec1
+        corrupted[7 + 31] ^= 0x01  // last byte of the 32-byte scalar (30 77 02 01 01 04 20 <scalar>)
+        #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: corrupted) }
+        let crash = Hex.decode(
+            "30770201010420846519c4b8fc590459985c19466ab04b0e9bffb2927df9ce6feb47826b1dce38a00a06082a8648ce3d"
+            + "030107a144034200047dd00830437ffbd7070938493184b4bc56464f7d8100cdef33f8929939bebc8d533695d71f4c0da9bf1c8e847fdd708b5cd3abd62ee3358169bd32085a3528dd")!
+        #expect(throws: CryptoError.self) { try P256PrivateKey(derRepresentation: crash) }
     }
 
     /// The SDK's test key files (SEC1, DER and PEM) load, agree with each other, and hold the

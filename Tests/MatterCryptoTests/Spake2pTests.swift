@@ -181,3 +181,31 @@ import TestSupport
         }
     }
 }
+
+/// The device (verifier) side of real PASE exchanges captured by matter.js against the C++ SDK:
+/// from the passcode and the commissioner's pA, our verifier must produce the same pB and cB.
+@Suite struct PASESessionTraceTests {
+    private func number(_ v: Vector, _ key: String) -> Int? { v.int(key) ?? v.string(key).flatMap { Int($0) } }
+
+    @Test(arguments: TestVectors.vectors("pase_session.json"))
+    func vector(_ v: Vector) throws {
+        #expect(v.loadError == nil)
+        let context = try #require(v.bytes("context_hash"))
+        if let request = v.bytes("pbkdf_param_request"), let response = v.bytes("pbkdf_param_response") {
+            let prefix = Array((v.string("context_prefix_ascii") ?? "CHIP PAKE V1 Commissioning").utf8)
+            #expect(SHA256.hash(prefix + request + response) == context)
+        }
+        guard let passcode = number(v, "passcode") else { return }  // a context-only vector
+        let iterations = try #require(number(v, "iterations"))
+        let salt = try #require(v.bytes("salt"))
+        let verifier = try PASEVerifier(passcode: UInt32(passcode), salt: salt, iterations: iterations)
+        #expect(verifier.w0.bytes == v.bytes("w0"))
+        #expect(verifier.L == v.bytes("L"))
+
+        var device = try Spake2pVerifier(context: context, verifier: verifier,
+                                         random: FixedRandomSource([try #require(v.bytes("verifier_y"))]))
+        let Y = try device.computeY()
+        let result = try device.finish(X: try #require(v.bytes("pA_X")))
+        #expect((Y == v.bytes("expected_pB_Y") && result.cB == v.bytes("expected_cB")) == v.valid)
+    }
+}

@@ -23,7 +23,7 @@ import TestSupport
         let headerLength = try #require(v.int("header_length"))
         // The nonce carries the source node ID from the header (the vectors' `source_node_id`
         // field is not always the header's value), or 0 when the header has none (PASE).
-        let nonceNode: NodeID = try MessageHeader.decode(plain).0.sourceNodeID ?? 0
+        let nonceNode: UInt64 = try MessageHeader.decode(plain).0.sourceNodeID ?? 0
         let counter = try #require(v.int("message_counter"))
         #expect(MessageCrypto.nonce(securityFlags: encrypted[3], counter: UInt32(counter), sourceNodeID: nonceNode)
             == v.hex("nonce"))

@@ -1,0 +1,96 @@
+#define _GNU_SOURCE
+#include "cnet.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int cnet_udp_open(uint16_t port) {
+    int fd = socket(AF_INET6, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -errno;
+    int off = 0, on = 1;
+    if (setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof off) < 0 ||
+        setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &on, sizeof on) < 0 ||
+        setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &on, sizeof on) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    struct sockaddr_in6 sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sin6_family = AF_INET6;
+    sa.sin6_port = htons(port);
+    sa.sin6_addr = in6addr_any;
+    if (bind(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        int e = errno;
+        close(fd);
+        return -e;
+    }
+    return fd;
+}
+
+int cnet_local_port(int fd) {
+    struct sockaddr_in6 sa;
+    socklen_t n = sizeof sa;
+    if (getsockname(fd, (struct sockaddr *)&sa, &n) < 0) return -errno;
+    return ntohs(sa.sin6_port);
+}
+
+ssize_t cnet_recv(int fd, uint8_t *buf, size_t len, uint8_t addr16[16], uint16_t *port, uint32_t *ifindex) {
+    struct sockaddr_in6 from;
+    char control[256];
+    struct iovec iov = {.iov_base = buf, .iov_len = len};
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_name = &from;
+    msg.msg_namelen = sizeof from;
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    ssize_t n = recvmsg(fd, &msg, 0);
+    if (n < 0) return -errno;
+    memcpy(addr16, &from.sin6_addr, 16);
+    *port = ntohs(from.sin6_port);
+    *ifindex = from.sin6_scope_id;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+            struct in6_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            *ifindex = info.ipi6_ifindex;
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+            struct in_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            *ifindex = (uint32_t)info.ipi_ifindex;
+        }
+    }
+    return n;
+}
+
+ssize_t cnet_send(int fd, const uint8_t *buf, size_t len, const uint8_t addr16[16], uint16_t port, uint32_t scope) {
+    struct sockaddr_in6 to;
+    memset(&to, 0, sizeof to);
+    to.sin6_family = AF_INET6;
+    to.sin6_port = htons(port);
+    memcpy(&to.sin6_addr, addr16, 16);
+    // Only link-local destinations take a scope; others must have 0.
+    if (addr16[0] == 0xfe && (addr16[1] & 0xc0) == 0x80) to.sin6_scope_id = scope;
+    ssize_t n;
+    do {
+        n = sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof to);
+    } while (n < 0 && errno == EINTR);
+    return n < 0 ? -errno : n;
+}
+
+int cnet_enter_netns(const char *path) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -errno;
+    int r = setns(fd, CLONE_NEWNET);
+    int e = errno;
+    close(fd);
+    return r < 0 ? -e : 0;
+}

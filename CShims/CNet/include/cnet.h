@@ -1,0 +1,31 @@
+// UDP helpers Swift cannot express: CMSG macros and in6_pktinfo (which needs _GNU_SOURCE) to
+// learn the interface each datagram arrived on, and sockets created inside another network
+// namespace.
+#ifndef CNET_H
+#define CNET_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/// Opens a non-blocking dual-stack (IPv6 + IPv4-mapped) UDP socket bound to `port` (0: any),
+/// with arrival-interface reporting on. Returns the fd, or -errno.
+int cnet_udp_open(uint16_t port);
+
+/// The port the socket is bound to, or -errno.
+int cnet_local_port(int fd);
+
+/// Receives one datagram. `addr16` gets the source as 16 bytes (IPv4 as ::ffff:a.b.c.d),
+/// `port` the source port, `ifindex` the arrival interface (0 if unknown).
+/// Returns the length, or -errno (-EAGAIN when nothing is waiting).
+ssize_t cnet_recv(int fd, uint8_t *buf, size_t len, uint8_t addr16[16], uint16_t *port, uint32_t *ifindex);
+
+/// Sends one datagram to addr16:port; `scope` is the interface index for fe80:: addresses.
+/// Returns the bytes sent, or -errno.
+ssize_t cnet_send(int fd, const uint8_t *buf, size_t len, const uint8_t addr16[16], uint16_t port, uint32_t scope);
+
+/// Enters the network namespace at `path` (e.g. /run/netns/NAME) on the calling thread only.
+/// Returns 0 or -errno.
+int cnet_enter_netns(const char *path);
+
+#endif

@@ -1,0 +1,87 @@
+/// A message received on an exchange.
+public struct ReceivedMessage: Sendable {
+    public var header: MessageHeader
+    public var protocolHeader: ProtocolHeader
+    public var payload: [UInt8]
+    public var from: PeerAddress
+    public var session: SessionHandle
+
+    public var protocolID: ProtocolID { protocolHeader.protocolID }
+    public var opcode: UInt8 { protocolHeader.opcode }
+
+    /// Whether this is a Secure Channel StatusReport.
+    public var isStatusReport: Bool {
+        protocolID == .secureChannel && opcode == SecureChannelOpcode.statusReport.rawValue
+    }
+}
+
+/// Why an exchange ended without the expected message.
+public enum ExchangeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// No reply within the time allowed.
+    case timeout(waitedMilliseconds: Int64)
+    /// MRP sent a message the maximum number of times without an acknowledgement.
+    case noAcknowledgement(transmissions: Int)
+    /// The exchange or its session was closed.
+    case closed
+    case unknownSession
+
+    public var description: String {
+        switch self {
+        case .timeout(let ms): return "no response from the peer within \(ms) ms"
+        case .noAcknowledgement(let n): return "the peer did not acknowledge a message sent \(n) times"
+        case .closed: return "the exchange was closed"
+        case .unknownSession: return "the session no longer exists"
+        }
+    }
+}
+
+/// One exchange: a request and its responses between two nodes (Matter Core 4.10).
+public final class Exchange: Sendable {
+    public let session: SessionHandle
+    public let id: UInt16
+    /// Whether we started the exchange (our messages carry the I flag).
+    public let isInitiator: Bool
+    let mailbox = Mailbox()
+    private let manager: ExchangeManager
+
+    init(manager: ExchangeManager, session: SessionHandle, id: UInt16, isInitiator: Bool) {
+        self.manager = manager
+        self.session = session
+        self.id = id
+        self.isInitiator = isInitiator
+    }
+
+    /// Sends a message; with `reliable`, MRP retransmits it until the peer acknowledges.
+    public func send(_ protocolID: ProtocolID, opcode: UInt8, payload: [UInt8], reliable: Bool = true) async throws {
+        try await manager.send(on: self, protocolID: protocolID, opcode: opcode, payload: payload, reliable: reliable)
+    }
+
+    /// Waits for the next message on this exchange.
+    public func receive(timeout: Duration = .seconds(30)) async throws -> ReceivedMessage {
+        let ms = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        return try await mailbox.receive(timeout: timeout) { ExchangeError.timeout(waitedMilliseconds: ms) }
+    }
+
+    /// Sends a request and waits for the reply.
+    public func request(_ protocolID: ProtocolID, opcode: UInt8, payload: [UInt8],
+                        timeout: Duration = .seconds(30)) async throws -> ReceivedMessage {
+        try await send(protocolID, opcode: opcode, payload: payload)
+        return try await receive(timeout: timeout)
+    }
+
+    /// Sends a Secure Channel StatusReport.
+    public func sendStatusReport(_ report: StatusReport, reliable: Bool = true) async throws {
+        try await send(.secureChannel, opcode: SecureChannelOpcode.statusReport.rawValue, payload: report.encoded(),
+                       reliable: reliable)
+    }
+
+    /// Closes the exchange, sending any acknowledgement still owed.
+    public func close() async {
+        await manager.close(self)
+    }
+
+    /// The peer's current address on this exchange's session.
+    public func peerAddress() async -> PeerAddress? {
+        await manager.peerAddress(of: session)
+    }
+}

@@ -1,0 +1,302 @@
+import MatterCrypto
+
+/// Owns the sessions and exchanges of one node over one transport: encrypts, decrypts and
+/// de-duplicates messages, runs MRP (acks and retransmissions), and routes each message to its
+/// exchange or, for a new exchange started by the peer, to the handler of its protocol.
+public actor ExchangeManager {
+    /// Called with a new exchange started by a peer and its first message.
+    public typealias UnsolicitedHandler = @Sendable (Exchange, ReceivedMessage) async -> Void
+
+    struct ExchangeKey: Hashable {
+        var session: SessionHandle
+        var id: UInt16
+        var localIsInitiator: Bool
+    }
+
+    let transport: any MessageTransport
+    private let clockStart = ContinuousClock.now
+    private var sessions: [SessionHandle: SessionState] = [:]
+    private var exchanges: [ExchangeKey: Exchange] = [:]
+    private var handlers: [ProtocolID: UnsolicitedHandler] = [:]
+    private var globalCounter = MessageCounter(wraps: true)
+    private var nextExchangeID = UInt16.random(in: 0...UInt16.max)
+    private var tasks: [Task<Void, Never>] = []
+    private var closed = false
+    private let random: @Sendable () -> Double
+    /// Counters of what happened, for tests and diagnostics.
+    public private(set) var statistics = Statistics()
+
+    public struct Statistics: Sendable {
+        public var received = 0, sent = 0, retransmitted = 0, duplicatesDropped = 0, undecryptable = 0, malformed = 0
+    }
+
+    public init(transport: any MessageTransport, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+        self.transport = transport
+        self.random = random
+    }
+
+    /// Starts receiving and the MRP timer. Call once.
+    public func start() {
+        let stream = transport.incoming
+        tasks.append(Task { [weak self] in
+            for await datagram in stream {
+                guard let self else { return }
+                await self.handle(datagram)
+            }
+        })
+        tasks.append(Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(10))
+                guard let self else { return }
+                await self.tick()
+            }
+        })
+    }
+
+    /// Stops everything: pending receives fail with `closed`, the transport is closed.
+    public func shutdown() {
+        closed = true
+        for t in tasks { t.cancel() }
+        for e in exchanges.values { e.mailbox.fail(ExchangeError.closed) }
+        exchanges.removeAll()
+        transport.close()
+    }
+
+    public var localPort: UInt16 { transport.localPort }
+
+    func now() -> Milliseconds {
+        let d = ContinuousClock.now - clockStart
+        return Milliseconds(d.components.seconds) * 1000 + Milliseconds(d.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: - Sessions
+
+    /// Registers the handler for exchanges that peers start with `protocolID`.
+    public func setHandler(for protocolID: ProtocolID, _ handler: @escaping UnsolicitedHandler) {
+        handlers[protocolID] = handler
+    }
+
+    /// A new unsecured session to `peer` for a handshake we start.
+    public func newUnsecuredSession(to peer: PeerAddress, peerMRP: MRPParameters = .default) -> SessionHandle {
+        let handle = SessionHandle.unsecured(peer: peer, ephemeralNodeID: UInt64.random(in: 1...UInt64.max),
+                                             initiatedLocally: true)
+        sessions[handle] = SessionState(peerAddress: peer, mrp: ReliableMessageState(peer: peerMRP, random: random),
+                                        reception: MessageReceptionState(policy: .rollover),
+                                        sendCounter: MessageCounter(wraps: true), secure: nil)
+        return handle
+    }
+
+    /// A session ID no current session uses (never 0, which is the unsecured session).
+    public func allocateSessionID() -> UInt16 {
+        while true {
+            let id = UInt16.random(in: 1...UInt16.max)
+            if sessions[.secure(localSessionID: id)] == nil { return id }
+        }
+    }
+
+    /// Installs a secure session that PASE or CASE established.
+    @discardableResult
+    public func addSecureSession(_ p: SecureSessionParameters) -> SessionHandle {
+        let handle = SessionHandle.secure(localSessionID: p.localSessionID)
+        sessions[handle] = SessionState(peerAddress: p.peerAddress, mrp: ReliableMessageState(peer: p.peerMRP, random: random),
+                                        reception: MessageReceptionState(policy: .strict),
+                                        sendCounter: MessageCounter(wraps: false), secure: p)
+        return handle
+    }
+
+    /// Removes a session; its exchanges fail with `closed`.
+    public func removeSession(_ handle: SessionHandle) {
+        sessions[handle] = nil
+        for (key, e) in exchanges where key.session == handle {
+            e.mailbox.fail(ExchangeError.closed)
+            exchanges[key] = nil
+        }
+    }
+
+    public func secureSession(_ handle: SessionHandle) -> SecureSessionParameters? {
+        sessions[handle]?.secure
+    }
+
+    public func secureSessions() -> [SecureSessionParameters] {
+        sessions.values.compactMap(\.secure)
+    }
+
+    func peerAddress(of handle: SessionHandle) -> PeerAddress? {
+        sessions[handle]?.peerAddress
+    }
+
+    // MARK: - Exchanges
+
+    /// Starts an exchange on a session.
+    public func newExchange(on session: SessionHandle) throws -> Exchange {
+        guard sessions[session] != nil else { throw ExchangeError.unknownSession }
+        nextExchangeID &+= 1
+        let e = Exchange(manager: self, session: session, id: nextExchangeID, isInitiator: true)
+        exchanges[ExchangeKey(session: session, id: e.id, localIsInitiator: true)] = e
+        return e
+    }
+
+    func close(_ e: Exchange) async {
+        let key = ExchangeKey(session: e.session, id: e.id, localIsInitiator: e.isInitiator)
+        guard exchanges.removeValue(forKey: key) != nil else { return }
+        e.mailbox.fail(ExchangeError.closed)
+        if let counter = sessions[e.session]?.mrp.takeAck(exchangeID: e.id) {
+            try? await sendStandaloneAck(session: e.session, exchangeID: e.id, isInitiator: e.isInitiator, counter: counter)
+        }
+    }
+
+    func send(on e: Exchange, protocolID: ProtocolID, opcode: UInt8, payload: [UInt8], reliable: Bool) async throws {
+        guard exchanges[ExchangeKey(session: e.session, id: e.id, localIsInitiator: e.isInitiator)] != nil else {
+            throw ExchangeError.closed
+        }
+        let ack = sessions[e.session]?.mrp.takeAck(exchangeID: e.id)
+        let header = ProtocolHeader(isInitiator: e.isInitiator, needsAck: reliable, ackCounter: ack, opcode: opcode,
+                                    exchangeID: e.id, protocolID: protocolID)
+        try await sendFrame(session: e.session, protocolHeader: header, payload: payload, reliable: reliable)
+    }
+
+    private func sendStandaloneAck(session: SessionHandle, exchangeID: UInt16, isInitiator: Bool, counter: UInt32) async throws {
+        let header = ProtocolHeader(isInitiator: isInitiator, needsAck: false, ackCounter: counter,
+                                    opcode: SecureChannelOpcode.standaloneAck.rawValue, exchangeID: exchangeID,
+                                    protocolID: .secureChannel)
+        try await sendFrame(session: session, protocolHeader: header, payload: [], reliable: false)
+    }
+
+    /// Builds, encrypts and sends one message; reliable ones enter the retransmission table.
+    private func sendFrame(session: SessionHandle, protocolHeader: ProtocolHeader, payload: [UInt8], reliable: Bool) async throws {
+        guard var state = sessions[session] else { throw ExchangeError.unknownSession }
+        let frame: [UInt8]
+        let counter: UInt32
+        switch session {
+        case .unsecured(_, let ephemeral, let initiatedLocally):
+            counter = try globalCounter.next()
+            let header = MessageHeader(sessionID: 0, messageCounter: counter,
+                                       sourceNodeID: initiatedLocally ? ephemeral : nil,
+                                       destination: initiatedLocally ? .none : .node(ephemeral))
+            frame = header.encoded() + protocolHeader.encoded() + payload
+        case .secure:
+            guard let p = state.secure else { throw ExchangeError.unknownSession }
+            counter = try state.sendCounter.next()
+            let header = MessageHeader(sessionID: p.peerSessionID, messageCounter: counter)
+            frame = try MessageCrypto.seal(header: header, payload: protocolHeader.encoded() + payload,
+                                           key: p.encryptKey, nonceNodeID: p.localNodeID)
+        }
+        guard frame.count <= maximumMessageSize else { throw MessageError.tooLarge(frame.count) }
+        if reliable { state.mrp.sent(counter: counter, frame: frame, exchangeID: protocolHeader.exchangeID, now: now()) }
+        sessions[session] = state
+        statistics.sent += 1
+        try await transport.send(frame, to: state.peerAddress)
+    }
+
+    // MARK: - Receiving
+
+    func handle(_ datagram: Datagram) async {
+        guard !closed else { return }
+        statistics.received += 1
+        guard let (header, headerLength) = try? MessageHeader.decode(datagram.bytes) else {
+            statistics.malformed += 1
+            return
+        }
+        guard let (session, payload) = openMessage(datagram, header: header, headerLength: headerLength) else { return }
+        guard let (ph, phLength) = try? ProtocolHeader.decode(payload), var state = sessions[session] else {
+            statistics.malformed += 1
+            return
+        }
+        let message = ReceivedMessage(header: header, protocolHeader: ph, payload: Array(payload[phLength...]),
+                                      from: datagram.from, session: session)
+        let t = now()
+        do {
+            try state.reception.accept(header.messageCounter)
+        } catch {
+            statistics.duplicatesDropped += 1
+            let action = state.mrp.receivedDuplicate(counter: header.messageCounter, exchangeID: ph.exchangeID,
+                                                     fromInitiator: ph.isInitiator, now: t)
+            sessions[session] = state
+            if ph.needsAck, case .sendStandaloneAck(let x, let i, let c) = action {
+                try? await sendStandaloneAck(session: session, exchangeID: x, isInitiator: i, counter: c)
+            }
+            return
+        }
+        state.peerAddress = datagram.from
+        state.mrp.received(counter: header.messageCounter, exchangeID: ph.exchangeID, fromInitiator: ph.isInitiator,
+                           needsAck: ph.needsAck, ackCounter: ph.ackCounter, now: t)
+        sessions[session] = state
+
+        if ph.protocolID == .secureChannel && ph.opcode == SecureChannelOpcode.standaloneAck.rawValue { return }
+        let key = ExchangeKey(session: session, id: ph.exchangeID, localIsInitiator: !ph.isInitiator)
+        if let e = exchanges[key] {
+            e.mailbox.deliver(message)
+        } else if ph.isInitiator, let handler = handlers[ph.protocolID] {
+            let e = Exchange(manager: self, session: session, id: ph.exchangeID, isInitiator: false)
+            exchanges[key] = e
+            Task { await handler(e, message) }
+        }
+        // Otherwise nobody waits for it; MRP still acknowledges it if asked.
+    }
+
+    /// Finds the session of a datagram and decrypts it; nil (and counted) if it has none or
+    /// fails authentication.
+    private func openMessage(_ datagram: Datagram, header: MessageHeader, headerLength: Int) -> (SessionHandle, [UInt8])? {
+        if header.isUnsecured {
+            let payload = Array(datagram.bytes[headerLength...])
+            if case .node(let destination) = header.destination,
+               let handle = sessions.keys.first(where: {
+                   if case .unsecured(_, destination, true) = $0 { return true } else { return false }
+               }) {
+                return (handle, payload)
+            }
+            if let source = header.sourceNodeID {
+                let handle = SessionHandle.unsecured(peer: datagram.from, ephemeralNodeID: source, initiatedLocally: false)
+                if sessions[handle] == nil {
+                    sessions[handle] = SessionState(peerAddress: datagram.from, mrp: ReliableMessageState(random: random),
+                                                    reception: MessageReceptionState(policy: .rollover),
+                                                    sendCounter: MessageCounter(wraps: true), secure: nil)
+                }
+                return (handle, payload)
+            }
+            // A reply without a destination node ID: match the handshake we started with that peer.
+            if let handle = sessions.keys.first(where: {
+                if case .unsecured(datagram.from, _, true) = $0 { return true } else { return false }
+            }) {
+                return (handle, payload)
+            }
+            statistics.malformed += 1
+            return nil
+        }
+        guard header.sessionType == .unicast else { return nil }  // group messaging is not used here
+        let handle = SessionHandle.secure(localSessionID: header.sessionID)
+        guard let p = sessions[handle]?.secure else {
+            statistics.undecryptable += 1
+            return nil
+        }
+        guard let (_, payload) = try? MessageCrypto.open(frame: datagram.bytes, key: p.decryptKey, nonceNodeID: p.peerNodeID) else {
+            statistics.undecryptable += 1
+            return nil
+        }
+        return (handle, payload)
+    }
+
+    // MARK: - MRP timer
+
+    func tick() async {
+        let t = now()
+        for (handle, var state) in sessions {
+            guard let deadline = state.mrp.nextDeadline, deadline <= t else { continue }
+            let actions = state.mrp.poll(now: t)
+            sessions[handle] = state
+            for action in actions {
+                switch action {
+                case .retransmit(_, let frame):
+                    statistics.retransmitted += 1
+                    try? await transport.send(frame, to: state.peerAddress)
+                case .sendStandaloneAck(let exchangeID, let isInitiator, let counter):
+                    try? await sendStandaloneAck(session: handle, exchangeID: exchangeID, isInitiator: isInitiator, counter: counter)
+                case .giveUp(let exchangeID, _):
+                    for (key, e) in exchanges where key.session == handle && key.id == exchangeID {
+                        e.mailbox.fail(ExchangeError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions))
+                    }
+                }
+            }
+        }
+    }
+}

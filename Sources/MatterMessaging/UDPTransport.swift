@@ -1,0 +1,102 @@
+import CNet
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Errors of the UDP transport, with the OS error number.
+public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
+    public let operation: String
+    public let errno: Int32
+    public var description: String {
+        "UDP \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+    }
+}
+
+/// A dual-stack UDP socket (IPv6 and IPv4-mapped) that reports each datagram's arrival interface,
+/// so replies to fe80:: peers go out the interface they came in on.
+public final class UDPTransport: MessageTransport, @unchecked Sendable {
+    // @unchecked: the fd is guarded by `state`; the read source runs on its own serial queue.
+    private let state: Mutex<Int32>
+    private let source: DispatchSourceRead
+    public let incoming: AsyncStream<Datagram>
+    public let localPort: UInt16
+
+    /// Opens a socket on `port` (0 picks a free one). `netnsPath` (e.g. /run/netns/NAME)
+    /// opens it inside another network namespace.
+    public init(port: UInt16 = 0, netnsPath: String? = nil) throws {
+        let fd: Int32
+        if let netnsPath {
+            fd = try Self.openInNamespace(netnsPath, port: port)
+        } else {
+            fd = cnet_udp_open(port)
+        }
+        guard fd >= 0 else { throw TransportError(operation: "bind to port \(port)", errno: -fd) }
+        localPort = UInt16(truncatingIfNeeded: cnet_local_port(fd))
+        state = Mutex(fd)
+        let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(512))
+        incoming = stream
+        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "matterhub.udp"))
+        source.setEventHandler {
+            var buffer = [UInt8](repeating: 0, count: 2048)
+            var addr = [UInt8](repeating: 0, count: 16)
+            var port: UInt16 = 0, ifindex: UInt32 = 0
+            while true {
+                let n = buffer.withUnsafeMutableBufferPointer { b in
+                    addr.withUnsafeMutableBufferPointer { a in
+                        cnet_recv(fd, b.baseAddress, b.count, a.baseAddress, &port, &ifindex)
+                    }
+                }
+                if n < 0 { break }
+                continuation.yield(Datagram(bytes: Array(buffer[0..<n]),
+                                            from: PeerAddress(ip: addr, port: port, interfaceIndex: ifindex)))
+            }
+        }
+        source.setCancelHandler {
+            continuation.finish()
+            Glibc.close(fd)
+        }
+        source.resume()
+    }
+
+    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws {
+        guard bytes.count <= maximumMessageSize else { throw MessageError.tooLarge(bytes.count) }
+        try state.withLock { fd in
+            guard fd >= 0 else { throw TransportError(operation: "send", errno: EBADF) }
+            let n = bytes.withUnsafeBufferPointer { b in
+                peer.ip.withUnsafeBufferPointer { a in
+                    cnet_send(fd, b.baseAddress, b.count, a.baseAddress, peer.port, peer.interfaceIndex)
+                }
+            }
+            if n < 0 { throw TransportError(operation: "send to \(peer)", errno: Int32(-n)) }
+        }
+    }
+
+    public func close() {
+        state.withLock { fd in
+            guard fd >= 0 else { return }
+            fd = -1
+            source.cancel()
+        }
+    }
+
+    deinit { close() }
+
+    /// setns applies to the calling thread only: open the socket on a short-lived thread.
+    private static func openInNamespace(_ path: String, port: UInt16) throws -> Int32 {
+        final class Box: @unchecked Sendable { var fd: Int32 = -EINVAL }
+        let box = Box()
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let r = cnet_enter_netns(path)
+            box.fd = r < 0 ? r : cnet_udp_open(port)
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if box.fd < 0 { throw TransportError(operation: "open in namespace \(path)", errno: -box.fd) }
+        return box.fd
+    }
+}
