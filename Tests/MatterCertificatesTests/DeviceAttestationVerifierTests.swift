@@ -168,6 +168,33 @@ import TestSupport
         #expect(try verify(info).result == .invalidArgument)
     }
 
+    /// Seeded mutations of each input give a named failure, never a trap, and never success:
+    /// every byte the verifier reads is covered by a signature or compared with a known value.
+    @Test func seededMutationsNeverPass() throws {
+        let (_, info) = try baseline()
+        let verifier = DeviceAttestationVerifier(trustStore: try AttestationFixtures.sdkTestTrustStore(),
+                                                 allowTestDevices: true)
+        var rng = SeededRandom(seed: 0xBAD5EED)
+        var results: Set<AttestationVerificationResult> = []
+        for round in 0..<1200 {
+            var m = info
+            switch round % 6 {
+            case 0: m.dac = Mutation.mutate(m.dac, using: &rng)
+            case 1: m.pai = Mutation.mutate(m.pai, using: &rng)
+            case 2: m.attestationElements = Mutation.mutate(m.attestationElements, using: &rng)
+            case 3: m.attestationSignature = Mutation.mutate(m.attestationSignature, using: &rng)
+            case 4: m.attestationNonce = Mutation.mutate(m.attestationNonce, using: &rng)
+            default: m.attestationChallenge = Mutation.mutate(m.attestationChallenge, using: &rng)
+            }
+            guard m != info else { continue }
+            let outcome = verifier.verify(m, at: AttestationFixtures.vectorTime)
+            #expect(outcome.result != .success, "round \(round) passed with mutated input")
+            results.insert(outcome.result)
+        }
+        // The mutations reach many different rules.
+        #expect(results.count >= 6, "\(results)")
+    }
+
     /// Every result has a message and a remedy, and codes are unique.
     @Test func everyResultHasWords() {
         for r in AttestationVerificationResult.allCases {
