@@ -101,7 +101,7 @@ import TestSupport
     }
 
     @Test func oversizedEnvelope() {
-        #expect(throws: CertificateError.self) { try CertificationDeclaration(cms: [UInt8](repeating: 0x30, count: 601)) }
+        #expect(throws: CertificateError.self) { try CertificationDeclaration(cms: [UInt8](repeating: 0x30, count: 901)) }
     }
 
     @Test func emptyAuthorizedPAAListIsKeptEmpty() throws {
@@ -110,6 +110,29 @@ import TestSupport
                                       certificationType: 0, authorizedPAAs: [])
         let decoded = try CertificationElements(tlv: e.tlvEncoded)
         #expect(decoded.authorizedPAAs == [])
+    }
+
+    /// The largest CD the SDK allows (100 PIDs, DAC origin, 10 authorized PAAs), signed with the
+    /// CSA test key, fits an attestation response and verifies.
+    @Test func signLargestCDWithTheTestKey() throws {
+        let pem = String(decoding: try AttestationFixtures.file("attestation/certification-declaration/Chip-Test-CD-Signing-Key.pem"), as: UTF8.self)
+        let key = try P256PrivateKey(pemRepresentation: pem)
+        let csaTestKey = CDSigningKeyStore.csa.keys.first { $0.isTestKey }
+        let testKey = try #require(csaTestKey)
+        #expect(key.publicKey == testKey.publicKey)
+        let content = CertificationElements(vendorID: 0xFFF1, productIDs: (0..<100).map { 0x8000 + UInt16($0) },
+                                            deviceTypeID: 0x0016, certificateID: "ZIG20141ZB330001-24",
+                                            versionNumber: 0x2694, certificationType: 0,
+                                            dacOriginVendorID: 0xFFF1, dacOriginProductID: 0x8000,
+                                            authorizedPAAs: (0..<10).map { [UInt8](repeating: UInt8($0), count: 20) })
+        let cd = try CertificationDeclaration(signing: content, signerKeyIdentifier: testKey.subjectKeyIdentifier, privateKey: key)
+        #expect(cd.cmsBytes.count <= CertificationDeclaration.maxLength)
+        let parsed = try CertificationDeclaration(cms: cd.cmsBytes)
+        #expect(parsed.isSignatureValid(publicKey: testKey.publicKey))
+        #expect(try parsed.elements() == content)
+        let elements = AttestationElements(certificationDeclaration: cd.cmsBytes,
+                                           attestationNonce: [UInt8](repeating: 1, count: 32), timestamp: 0)
+        #expect(elements.tlvEncoded.count <= AttestationElements.maxLength)
     }
 
     /// Mutated CMS and content decode or throw; they never trap.

@@ -10,8 +10,10 @@ public struct CertificationDeclaration: Sendable, Hashable {
     public static let dataOID = ASN1ObjectIdentifier([1, 2, 840, 113549, 1, 7, 1])
     public static let sha256OID = ASN1ObjectIdentifier([2, 16, 840, 1, 101, 3, 4, 2, 1])
 
-    /// The largest CMS a device may send (the SDK's kMaxCMSSignedCDMessage).
-    public static let maxLength = 600
+    /// A bound on the CMS: it travels inside attestation_elements, which are at most 900 bytes
+    /// (RESP_MAX); the SDK's own bound (183 bytes of envelope plus the largest content, with 100
+    /// product IDs and 10 authorized PAAs) is below that.
+    public static let maxLength = AttestationElements.maxLength
 
     /// The whole CMS as received.
     public let cmsBytes: [UInt8]
@@ -93,5 +95,34 @@ public struct CertificationDeclaration: Sendable, Hashable {
 
     private static func malformed(_ reason: String) -> CertificateError {
         .malformedField("certification_declaration", reason)
+    }
+}
+
+extension CertificationDeclaration {
+    /// Signs CD content into the CMS form Matter prescribes (what the CSA does for a product,
+    /// and what a test or virtual device needs with the CSA test key).
+    public init(signing content: CertificationElements, signerKeyIdentifier: [UInt8],
+                privateKey: P256PrivateKey) throws(CertificateError) {
+        let tlv = content.tlvEncoded
+        let signature: [UInt8]
+        do { signature = try privateKey.signature(for: tlv).derRepresentation } catch {
+            throw .crypto("signing the certification declaration failed")
+        }
+        let sha256 = DERWriter.sequence([DERWriter.objectIdentifier(Self.sha256OID)])
+        let signerInfo = DERWriter.sequence([
+            DERWriter.integer(3),
+            DERWriter.element(.context(0, constructed: false), signerKeyIdentifier),
+            sha256,
+            DERWriter.sequence([DERWriter.objectIdentifier(.ecdsaWithSHA256)]),
+            DERWriter.octetString(signature),
+        ])
+        let signedData = DERWriter.sequence([
+            DERWriter.integer(3),
+            DERWriter.set([sha256]),
+            DERWriter.sequence([DERWriter.objectIdentifier(Self.dataOID), DERWriter.explicit(0, [DERWriter.octetString(tlv)])]),
+            DERWriter.set([signerInfo]),
+        ])
+        try self.init(cms: DERWriter.sequence([DERWriter.objectIdentifier(Self.signedDataOID),
+                                               DERWriter.explicit(0, [signedData])]))
     }
 }
