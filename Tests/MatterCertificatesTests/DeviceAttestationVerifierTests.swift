@@ -204,3 +204,63 @@ import TestSupport
         #expect(Set(AttestationVerificationResult.allCases.map(\.rawValue)).count == AttestationVerificationResult.allCases.count)
     }
 }
+
+/// Validity rules on the SDK's "ValInPast / ValInFuture / Val1SecBefore" chains
+/// (credentials/test/attestation): the DAC is checked at the commissioner's time, the PAI and
+/// PAA at the DAC's issuance, so a DAC may outlive its PAI but not predate it.
+@Suite struct AttestationValidityTests {
+    static let dir = "attestation/test-attestation/"
+    static let cases: [(dac: String, pai: String, paa: String, expected: AttestationVerificationResult)] = [
+        ("Chip-Test-DAC-FFF2-8004-0020-ValInPast", "Chip-Test-PAI-FFF2-8004-FB", "Chip-Test-PAA-NoVID", .success),
+        ("Chip-Test-DAC-FFF2-8004-0021-ValInFuture", "Chip-Test-PAI-FFF2-8004-FB", "Chip-Test-PAA-NoVID", .success),
+        // Issued a second before both the PAI and the PAA: the PAA is checked first, from the
+        // top of the chain down, as X.509 path validation does.
+        ("Chip-Test-DAC-FFF2-8004-0030-Val1SecBefore", "Chip-Test-PAI-FFF2-8004-FB", "Chip-Test-PAA-NoVID", .paaNotValidAtDACIssuance),
+        // The PAI expired in 2022; the DAC it issued in 2021 is still good.
+        ("Chip-Test-DAC-FFF2-8005-0022-ValInPast", "Chip-Test-PAI-FFF2-8005-ValInPast", "Chip-Test-PAA-NoVID", .success),
+        ("Chip-Test-DAC-FFF2-8005-0023-ValInFuture", "Chip-Test-PAI-FFF2-8005-ValInFuture", "Chip-Test-PAA-NoVID", .success),
+        ("Chip-Test-DAC-FFF2-8005-0032-Val1SecBefore", "Chip-Test-PAI-FFF2-8005-Val1SecBefore", "Chip-Test-PAA-NoVID", .paaNotValidAtDACIssuance),
+        ("Chip-Test-DAC-FFF2-8005-0033-Val1SecBefore", "Chip-Test-PAI-FFF2-8005-ValInFuture", "Chip-Test-PAA-NoVID", .paiNotValidAtDACIssuance),
+        ("Chip-Test-DAC-FFF2-8006-0024-ValInPast", "Chip-Test-PAI-FFF2-8006-ValInPast", "Chip-Test-PAA-FFF2-ValInPast", .success),
+        ("Chip-Test-DAC-FFF2-8006-0025-ValInFuture", "Chip-Test-PAI-FFF2-8006-ValInFuture", "Chip-Test-PAA-FFF2-ValInFuture", .success),
+        ("Chip-Test-DAC-FFF2-8006-0034-ValInFuture", "Chip-Test-PAI-FFF2-8006-ValInPast", "Chip-Test-PAA-FFF2-ValInPast", .paaNotValidAtDACIssuance),
+        ("Chip-Test-DAC-FFF2-8006-0035-Val1SecBefore", "Chip-Test-PAI-FFF2-8006-ValInFuture", "Chip-Test-PAA-FFF2-ValInFuture", .paaNotValidAtDACIssuance),
+    ]
+
+    @Test(arguments: cases)
+    func chain(_ dacName: String, _ paiName: String, _ paaName: String, _ expected: AttestationVerificationResult) throws {
+        let dac = try AttestationFixtures.file(Self.dir + dacName + "-Cert.der")
+        let pai = try AttestationFixtures.file(Self.dir + paiName + "-Cert.der")
+        var store = PAATrustStore()
+        try store.add(derCertificate: try AttestationFixtures.file(Self.dir + paaName + "-Cert.der"))
+        // A day into the DAC's life: the DAC itself is valid, whatever its PAI and PAA.
+        let dacCert = try X509Certificate(derEncoded: dac)
+        let now = try ASN1Time(unixSeconds: dacCert.notBefore.unixSeconds + 86_400)
+        let verifier = DeviceAttestationVerifier(trustStore: store, allowTestDevices: true)
+        let outcome = verifier.verifyCredentials(dac: dac, pai: pai, certificationDeclaration: nil, at: now)
+        #expect(outcome.result == expected, "\(outcome.detail ?? "")")
+        // The same chain after the DAC expired is refused for that reason.
+        if expected == .success, dacCert.notAfter.year < 9999 {
+            let late = try ASN1Time(unixSeconds: dacCert.notAfter.unixSeconds + 1)
+            #expect(verifier.verifyCredentials(dac: dac, pai: pai, certificationDeclaration: nil, at: late).result == .dacExpired)
+        }
+    }
+
+    /// A DAC outlives its PAI and PAA: checked years after both expired, it still attests.
+    @Test func dacOutlivesItsPAIAndPAA() throws {
+        let dac = try AttestationFixtures.file(Self.dir + "Chip-Test-DAC-FFF2-8006-0024-ValInPast-Cert.der")
+        let pai = try AttestationFixtures.file(Self.dir + "Chip-Test-PAI-FFF2-8006-ValInPast-Cert.der")
+        var store = PAATrustStore()
+        try store.add(derCertificate: try AttestationFixtures.file(Self.dir + "Chip-Test-PAA-FFF2-ValInPast-Cert.der"))
+        let paiCert = try X509Certificate(derEncoded: pai)
+        #expect(paiCert.notAfter < AttestationFixtures.revocationTime)
+        let verifier = DeviceAttestationVerifier(trustStore: store, allowTestDevices: true)
+        let outcome = verifier.verifyCredentials(dac: dac, pai: pai, certificationDeclaration: nil,
+                                                 at: AttestationFixtures.revocationTime)
+        #expect(outcome.result == .success)
+        // And without allowTestDevices the FFF2 test PAA is refused.
+        let strict = DeviceAttestationVerifier(trustStore: store)
+        #expect(strict.verifyCredentials(dac: dac, pai: pai, certificationDeclaration: nil,
+                                         at: AttestationFixtures.revocationTime).result == .testPAARejected)
+    }
+}
