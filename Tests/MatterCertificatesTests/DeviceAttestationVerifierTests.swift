@@ -168,6 +168,82 @@ import TestSupport
         #expect(try verify(info).result == .invalidArgument)
     }
 
+    /// A CD for the baseline device signed with the CSA test key, with the given changes.
+    private func signedCD(_ change: (inout CertificationElements) -> Void) throws -> [UInt8] {
+        let (v, _) = try baseline()
+        var content = try CertificationDeclaration(cms: v.hex("certification_declaration") ?? []).elements()
+        change(&content)
+        let pem = String(decoding: try AttestationFixtures.file("attestation/certification-declaration/Chip-Test-CD-Signing-Key.pem"), as: UTF8.self)
+        let skid = try #require(Hex.decode("62fa823359acfaa9963e1cfa140addf504f37160"))
+        return try CertificationDeclaration(signing: content, signerKeyIdentifier: skid,
+                                            privateKey: try P256PrivateKey(pemRepresentation: pem)).cmsBytes
+    }
+
+    private func verify(cd: [UInt8], vendorID: UInt16 = 0xFFF1, allowTest: Bool = true) throws -> AttestationVerification {
+        let (v, _) = try baseline()
+        var rng = SeededRandom(seed: 11)
+        let info = try AttestationFixtures.attestationResponse(
+            cd: cd, dacPrivateKey: v.hex("dac_private_key") ?? [], dac: v.hex("dac_cert") ?? [],
+            pai: v.hex("pai_cert") ?? [], vendorID: vendorID, productID: UInt16(v.int("basic_info_pid") ?? 0), rng: &rng)
+        return try verify(info, allowTest: allowTest)
+    }
+
+    @Test func authorizedPAAList() throws {
+        let paa = try #require(Hex.decode("6afd22771f511fecbf1641976710dcdc31a1717e"))
+        let other = [UInt8](repeating: 0xAB, count: 20)
+        #expect(try verify(cd: signedCD { $0.authorizedPAAs = [other, paa] }).result == .success)
+        #expect(try verify(cd: signedCD { $0.authorizedPAAs = [other] }).result == .cdPAANotAuthorized)
+        #expect(try verify(cd: signedCD { $0.authorizedPAAs = [] }).result == .cdPAANotAuthorized)
+    }
+
+    @Test func dacOrigin() throws {
+        // A CD for vendor FFF2's product built on the FFF1 module this DAC belongs to.
+        let origin = try signedCD { $0.vendorID = 0xFFF2; $0.dacOriginVendorID = 0xFFF1; $0.dacOriginProductID = 0x8000 }
+        #expect(try verify(cd: origin, vendorID: 0xFFF2).result == .success)
+        // Without dac_origin the DAC's vendor must be the CD's.
+        #expect(try verify(cd: signedCD { $0.vendorID = 0xFFF2 }, vendorID: 0xFFF2).result == .cdVendorIdMismatch)
+        let wrongOriginPID = try signedCD { $0.vendorID = 0xFFF2; $0.dacOriginVendorID = 0xFFF1; $0.dacOriginProductID = 0x8001 }
+        #expect(try verify(cd: wrongOriginPID, vendorID: 0xFFF2).result == .cdDACOriginMismatch)
+    }
+
+    @Test func certificationTypes() throws {
+        #expect(try verify(cd: signedCD { $0.certificationType = 3 }).result == .cdCertificationTypeInvalid)
+        #expect(try verify(cd: signedCD { $0.certificationType = 2 }).result == .cdTestKeyNotAllowedForCertificationType)
+        #expect(try verify(cd: signedCD { $0.formatVersion = 2 }).result == .cdFormatVersionUnsupported)
+        // security_level, security_information and version_number are not interpreted.
+        #expect(try verify(cd: signedCD { $0.securityLevel = 7; $0.securityInformation = 9; $0.versionNumber = 1 }).result == .success)
+    }
+
+    /// A production-like chain (vendor 0x1234, not a test PAA): test CD credentials are what
+    /// stops it, each with its own named result, unless test devices are allowed.
+    @Test func productionChainWithTestCD() throws {
+        let chain = try AttestationChainBuilder.chain(vid: 0x1234, pid: 0x5678)
+        var store = PAATrustStore()
+        try store.add(derCertificate: chain.paa.der)
+        let cd = try signedCD { $0.vendorID = 0x1234; $0.productIDs = [0x5678]; $0.authorizedPAAs = nil }
+        let nonce = [UInt8](repeating: 3, count: 32), challenge = [UInt8](repeating: 4, count: 16)
+        let elements = AttestationElements(certificationDeclaration: cd, attestationNonce: nonce, timestamp: 0).tlvEncoded
+        let info = AttestationInformation(
+            attestationElements: elements, attestationChallenge: challenge,
+            attestationSignature: try chain.dac.key.signature(for: elements + challenge).rawRepresentation,
+            attestationNonce: nonce, dac: chain.dac.der, pai: chain.pai.der, vendorID: 0x1234, productID: 0x5678)
+        let now = AttestationFixtures.revocationTime
+        let strict = DeviceAttestationVerifier(trustStore: store)
+        #expect(strict.verify(info, at: now).result == .testCDSigningKeyRejected)
+        let permissive = DeviceAttestationVerifier(trustStore: store, allowTestDevices: true)
+        let ok = permissive.verify(info, at: now)
+        #expect(ok.result == .success, "\(ok.detail ?? "")")
+        #expect(ok.vendorID == 0x1234 && ok.productID == 0x5678)
+        // The chain alone is production: no test credential is involved.
+        let chainOnly = strict.verifyCredentials(dac: chain.dac.der, pai: chain.pai.der, certificationDeclaration: nil, at: now)
+        #expect(chainOnly.result == .success)
+        #expect(!chainOnly.usesTestCredentials)
+        // A PAI from another vendor's PAA is refused by VID.
+        let other = try AttestationChainBuilder.issue(.pai, cn: "Other PAI", vid: 0x4321, pid: nil, issuer: chain.paa, serial: 9)
+        let dac2 = try AttestationChainBuilder.issue(.dac, cn: "Other DAC", vid: 0x4321, pid: 0x1, issuer: other, serial: 10)
+        #expect(strict.verifyCredentials(dac: dac2.der, pai: other.der, certificationDeclaration: nil, at: now).result == .paiVendorIdMismatch)
+    }
+
     /// Seeded mutations of each input give a named failure, never a trap, and never success:
     /// every byte the verifier reads is covered by a signature or compared with a known value.
     @Test func seededMutationsNeverPass() throws {
