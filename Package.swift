@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
+        .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -25,19 +26,24 @@ let package = Package(
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
+        // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
+        .target(name: "CAvahi", path: "CShims/CAvahi",
+                linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
-        .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
-        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV"],
+        .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
+        .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
+        .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "MatterCertificates", "CQREncode"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery", "MatterCertificates"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -54,6 +60,12 @@ let package = Package(
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-attestation", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/AttestationFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
+
+        .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
+                                                               "FuzzSupport"],
+                          path: "Fuzz/MessageFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -64,17 +76,23 @@ let package = Package(
         .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterSecureChannelTests",
-                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV", "TestSupport"],
+                    dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV",
+                                   "MatterCertificates", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCryptoTests", dependencies: ["MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
+        .executableTarget(name: "handshake-bench",
+                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                          path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
     ]

@@ -26,6 +26,10 @@ public struct MessageHeader: Hashable, Sendable {
     public var destination: Destination
     /// MX block: skipped by receivers, kept for round trips.
     public var messageExtensions: [UInt8]?
+    /// Reserved bits of the message flags (bit 3) and security flags (bits 2-4) as received:
+    /// ignored, but kept so the security flags in the nonce are exactly the bytes sent.
+    public var reservedMessageFlags: UInt8 = 0
+    public var reservedSecurityFlags: UInt8 = 0
 
     public init(sessionID: UInt16, sessionType: SessionType = .unicast, privacy: Bool = false, control: Bool = false,
                 messageCounter: UInt32, sourceNodeID: UInt64? = nil, destination: Destination = .none,
@@ -55,12 +59,12 @@ public struct MessageHeader: Hashable, Sendable {
     /// The security flags byte as sent; also the first byte of the AES-CCM nonce.
     public var securityFlags: UInt8 {
         (privacy ? Flag.privacy : 0) | (control ? Flag.control : 0)
-            | (messageExtensions != nil ? Flag.messageExtensions : 0) | sessionType.rawValue
+            | (messageExtensions != nil ? Flag.messageExtensions : 0) | sessionType.rawValue | reservedSecurityFlags
     }
 
     public func encoded() -> [UInt8] {
         var out: [UInt8] = []
-        var flags: UInt8 = sourceNodeID != nil ? Flag.sourcePresent : 0
+        var flags: UInt8 = (sourceNodeID != nil ? Flag.sourcePresent : 0) | reservedMessageFlags
         switch destination {
         case .none: break
         case .node: flags |= Flag.destinationNode
@@ -105,9 +109,11 @@ public struct MessageHeader: Hashable, Sendable {
             let n = Int(try r.u16())
             extensions = try r.take(n)
         }
-        let header = MessageHeader(sessionID: sessionID, sessionType: type, privacy: security & Flag.privacy != 0,
+        var header = MessageHeader(sessionID: sessionID, sessionType: type, privacy: security & Flag.privacy != 0,
                                    control: security & Flag.control != 0, messageCounter: counter,
                                    sourceNodeID: source, destination: destination, messageExtensions: extensions)
+        header.reservedMessageFlags = flags & 0x08
+        header.reservedSecurityFlags = security & 0x1C
         return (header, r.offset)
     }
 }

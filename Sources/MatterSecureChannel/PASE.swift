@@ -47,6 +47,22 @@ public enum PASE {
         return m
     }
 
+    /// Waits for the peer's StatusReport that ends a handshake; anything but success is an error.
+    static func expectSuccess(step: String, on exchange: Exchange, timeout: Duration) async throws(SecureChannelError) {
+        let m: ReceivedMessage
+        do {
+            m = try await exchange.receive(timeout: timeout)
+        } catch let e as ExchangeError {
+            throw .noResponse(step: step, underlying: e)
+        } catch {
+            throw .internalError("\(error)")
+        }
+        guard m.isStatusReport, let report = try? StatusReport.decode(m.payload) else {
+            throw .unexpectedMessage(step: step, opcode: m.opcode)
+        }
+        guard report.isSuccess else { throw .peerReportedFailure(step: step, report: report) }
+    }
+
     static func send(_ opcode: SecureChannelOpcode, _ payload: [UInt8], step: String, on exchange: Exchange) async throws(SecureChannelError) {
         do {
             try await exchange.send(.secureChannel, opcode: opcode.rawValue, payload: payload)

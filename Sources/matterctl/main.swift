@@ -5,6 +5,7 @@ enum Matterctl {
     /// Every subcommand, in the order the help lists them.
     static let commands: [any Command.Type] = [
         PayloadCommand.self,
+        DiscoverCommand.self,
         AttestationCommand.self,
     ]
 

@@ -142,3 +142,15 @@ public enum Mutation {
         return out
     }
 }
+
+/// A missing value in a test fixture.
+public struct MissingValue: Error, CustomStringConvertible {
+    public let what: String
+    public var description: String { "missing \(what)" }
+}
+
+/// Unwraps inside expressions where nesting `#require` is not allowed.
+public func unwrap<T>(_ value: T?, _ what: String = "value") throws -> T {
+    guard let value else { throw MissingValue(what: what) }
+    return value
+}
