@@ -64,6 +64,8 @@ let package = Package(
                           path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-attestation", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/AttestationFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
                           path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
 

@@ -8,6 +8,7 @@ enum Matterctl {
         CommissionCommand.self,
         DiscoverCommand.self,
         CertCommand.self,
+        AttestationCommand.self,
     ]
 
     static var help: String {
