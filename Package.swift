@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
+        .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -29,6 +30,7 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
@@ -46,6 +48,8 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-interaction", dependencies: ["MatterInteraction", "MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/IMFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
@@ -73,6 +77,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterInteractionTests",
+                    dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
