@@ -75,6 +75,14 @@ import TestSupport
         }
     }
 
+    @Test func timedWrite() async throws {
+        let onOff = ConcreteAttributePath(1, .onOff, 0)
+        let statuses = try await client.write([AttributeDataIB(path: onOff.ib, data: .bool(true))])
+        #expect(statuses.map(\.status.status) == [.needsTimedInteraction])
+        try await client.writeAttribute(onOff, value: .bool(true), timedTimeout: 1_000)
+        #expect(await device.value(onOff) == .bool(true))
+    }
+
     @Test func invokeSeveralCommandsInOneRequest() async throws {
         let arm = Clusters.GeneralCommissioning.ArmFailSafe(expiryLengthSeconds: 60, breadcrumb: 7)
         let results = try await client.invoke([

@@ -16,7 +16,7 @@ enum Fixtures {
         ]),
         .init(id: 1, clusters: [
             .init(id: .descriptor, attributes: [0, 1, 2, 3, .clusterRevision]),
-            .init(id: .onOff, attributes: [0, .clusterRevision], writableAttributes: [0], timedWriteAttributes: [],
+            .init(id: .onOff, attributes: [0, .clusterRevision], writableAttributes: [0], timedWriteAttributes: [0],
                   acceptedCommands: [0, 1, 2]),
         ]),
     ])

@@ -12,6 +12,8 @@ public struct ServerExchange: Sendable {
     private var pending: [IMFrame] = []
     /// After the last priming chunk is acknowledged: SubscribeResponse, then activation.
     private var pendingSubscribeResponse: SubscribeResponseMessage?
+    /// A timed write whose later chunks arrive without a new TimedRequest.
+    private var timedWriteContinues = false
     /// True once the interaction is over; further messages are answered with InvalidAction.
     public private(set) var isFinished = false
 
@@ -92,7 +94,13 @@ public struct ServerExchange: Sendable {
         guard let request = try? WriteRequestMessage(payload: payload) else {
             return statusResponse(.invalidAction, finish: true)
         }
-        if let failure = checkTimed(request.timedRequest, now: now) { return statusResponse(failure, finish: true) }
+        if timedWriteContinues {
+            // Later chunks of a timed write repeat TimedRequest=true (Matter Core 8.7.3.2).
+            if !request.timedRequest { return statusResponse(.timedRequestMismatch, finish: true) }
+        } else if let failure = checkTimed(request.timedRequest, now: now) {
+            return statusResponse(failure, finish: true)
+        }
+        timedWriteContinues = request.timedRequest && request.moreChunkedMessages == true
         let statuses = await server.write(request, context: context)
         if request.moreChunkedMessages != true { isFinished = true }
         if request.suppressResponse == true { return nil }
