@@ -51,7 +51,7 @@ public struct InteractionClient: Sendable {
     public func readAttribute(_ path: ConcreteAttributePath) async throws -> TLVElement {
         let reports = try await read(paths: [path.ib])
         guard let r = reports.first(where: { $0.path.endpoint == path.endpoint && $0.path.cluster == path.cluster
-            && $0.path.attribute == path.attribute }) ?? reports.first else {
+            && $0.path.attribute == path.attribute }) else {
             throw InteractionError.invalidValue(what: "read of \(path)", reason: "the report has no entry for the path")
         }
         return try r.value()
