@@ -80,6 +80,20 @@ import TestSupport
         #expect(try roundTrip(scoped) == "152401032402033403" + "3604" + "15240006240101340218" + "18" + "24fe02" + "18")
     }
 
+    @Test func aclWriteRequestHasTheShapeControllersSend() throws {
+        // A WriteRequest replacing the ACL with two CASE entries, as controllers send it after
+        // AddNOC: SuppressResponse=false, TimedRequest=false, MoreChunkedMessages=false.
+        let admin = ACL.Entry(privilege: .administer, authMode: .case, subjects: [0xFFFF_FFFD_321D_0001, 0xBEFA_9804], targets: nil)
+        let operate = ACL.Entry(privilege: .operate, authMode: .case, subjects: [0xFFFF_FFFD_4F2B_0001], targets: nil)
+        let path = AttributePathIB(0, .accessControl, Clusters.AccessControl.Attribute.acl)
+        let write = WriteRequestMessage(writeRequests: [AttributeDataIB(path: path, data: .array([admin.element(tag: .anonymous), operate.element(tag: .anonymous)]))])
+        let expected = "1528002801360215370124020024031f24040018360215240105240202360307" + "01001d32fdffffff060498fabe1834041815240103240202360307" + "01002b4ffdffffff18340418181818280324ff0c18"
+        #expect(Hex.encode(write.payload) == expected)
+        let decoded = try WriteRequestMessage(payload: Hex.decode(expected)!)
+        let entries = try decoded.writeRequests[0].data.members(of: .array).map { try ACL.Entry(element: $0) }
+        #expect(entries == [admin, operate])
+    }
+
     @Test func basicInformationIDs() {
         typealias B = Clusters.BasicInformation.Attribute
         #expect([B.vendorName, B.vendorID, B.productName, B.productID, B.nodeLabel, B.serialNumber].map(\.rawValue) == [1, 2, 3, 4, 5, 0x0F])
