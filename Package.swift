@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
+        .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -33,6 +34,7 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
@@ -58,6 +60,8 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-interaction", dependencies: ["MatterInteraction", "MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/IMFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
@@ -93,6 +97,9 @@ let package = Package(
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MatterInteractionTests",
+                    dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
