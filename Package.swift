@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
         .target(name: "MatterCommissioning",
-                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
                                "MatterCertificates", "MatterCrypto", "MatterTLV"],
                 swiftSettings: strict),
 
