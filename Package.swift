@@ -25,6 +25,8 @@ let package = Package(
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
+        // SQLite 3 for the hub's persistent store. Only MatterHome imports it.
+        .systemLibrary(name: "CSQLite", path: "CShims/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
@@ -34,6 +36,13 @@ let package = Package(
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+
+        // The public Home API and the hub's persistent store (SQLite + key files).
+        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates"],
+                swiftSettings: strict),
+        // Performs one store operation per run; the store tests spawn and SIGKILL it.
+        .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
+                          path: "Tests/StoreTool", swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -73,6 +82,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterHomeTests",
+                    dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport",
+                                   "matterhub-store-tool"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
