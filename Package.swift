@@ -30,6 +30,8 @@ let package = Package(
         // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
         .target(name: "CAvahi", path: "CShims/CAvahi",
                 linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
+        // SQLite 3 for the hub's persistent store. Only MatterHome imports it.
+        .systemLibrary(name: "CSQLite", path: "CShims/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
@@ -47,6 +49,13 @@ let package = Package(
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
                                "MatterCertificates", "MatterCrypto", "MatterTLV"],
                 swiftSettings: strict),
+
+        // The public Home API and the hub's persistent store (SQLite + key files).
+        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates"],
+                swiftSettings: strict),
+        // Performs one store operation per run; the store tests spawn and SIGKILL it.
+        .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
+                          path: "Tests/StoreTool", swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
@@ -101,6 +110,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
                     dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterHomeTests",
+                    dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport",
+                                   "matterhub-store-tool"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
