@@ -51,7 +51,9 @@ let package = Package(
                 swiftSettings: strict),
 
         // The public Home API and the hub's persistent store (SQLite + key files).
-        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates"],
+        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
+                                                   "MatterDiscovery", "MatterInteraction", "MatterMessaging",
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
@@ -60,7 +62,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
-                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates"],
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
