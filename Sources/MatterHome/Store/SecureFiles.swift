@@ -12,7 +12,7 @@ enum SecureFiles {
 
     /// Serialises umask changes: umask is per process, so two threads changing it at once could
     /// leave a permissive one in place.
-    private static let umaskLock = NSLock()
+    private static let umaskLock = NSRecursiveLock()  // nested uses (a key file written inside a transaction)
 
     /// Runs `body` with umask 077 so whatever it creates is private to the owner from the start.
     static func withPrivateUmask<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
