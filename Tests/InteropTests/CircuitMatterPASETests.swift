@@ -12,12 +12,12 @@ struct CircuitMatterPASETests {
     static let commissionerHost = 5
 
     /// Starts a fresh CircuitMatter (passcode 20202021, discriminator 3840) and returns it.
-    static func startDevice(_ lab: Lab) async throws -> ChildProcess {
+    static func startDevice(_ lab: Lab, on host: Int = deviceHost) async throws -> ChildProcess {
         let python = Lab.repositoryRoot.appendingPathComponent(".peers/venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python),
                      "CircuitMatter is not installed: run scripts/peers (scripts/test does)")
         let state = "\(lab.directory)/cm-pase-\(UInt32.random(in: 0...UInt32.max))"
-        let device = try lab.spawn(on: deviceHost, [
+        let device = try lab.spawn(on: host, [
             python, Lab.repositoryRoot.appendingPathComponent("scripts/circuitmatter-device.py").path, state,
             "--passcode", "20202021", "--discriminator", "3840",
         ])
