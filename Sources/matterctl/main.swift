@@ -10,6 +10,8 @@ enum Matterctl {
         RoomsCommand.self,
         ReadCommand.self,
         InvokeCommand.self,
+        UnpairCommand.self,
+        ShareCommand.self,
         DiscoverCommand.self,
         CertCommand.self,
         AttestationCommand.self,

@@ -204,6 +204,11 @@ public actor Hub {
         }
     }
 
+    func dropSession(_ nodeID: UInt64) async {
+        if let s = caseSessions.removeValue(forKey: nodeID) { await manager?.removeSession(s) }
+        resumption[nodeID] = nil
+    }
+
     /// Closes the hub's sockets.
     public func shutdown() async {
         await manager?.shutdown()
