@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "MatterSetupPayload", targets: ["MatterSetupPayload"]),
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
+        .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
+        .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -25,20 +27,33 @@ let package = Package(
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
+        // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
+        .target(name: "CAvahi", path: "CShims/CAvahi",
+                linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
         // SQLite 3 for the hub's persistent store. Only MatterHome imports it.
         .systemLibrary(name: "CSQLite", path: "CShims/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
+        .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
+
+        .target(name: "MatterCommissioning",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
+                               "MatterCertificates", "MatterCrypto", "MatterTLV"],
+                swiftSettings: strict),
 
         // The public Home API and the hub's persistent store (SQLite + key files).
-        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates"],
+        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
+                                                   "MatterDiscovery", "MatterInteraction", "MatterMessaging",
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
@@ -46,7 +61,8 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode"],
+                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -55,12 +71,18 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-interaction", dependencies: ["MatterInteraction", "MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/IMFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-tlv-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/TLVCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-der-certificate", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-attestation", dependencies: ["MatterCertificates", "FuzzSupport"],
+                          path: "Fuzz/AttestationFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
 
         .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
                                                                "FuzzSupport"],
@@ -82,6 +104,14 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "InteropTests",
+                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterInteractionTests",
+                    dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterHomeTests",
                     dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport",

@@ -12,14 +12,16 @@ public struct SessionParameters: Hashable, Sendable {
     public var specificationVersion: UInt32?
     public var maxPathsPerInvoke: UInt16?
 
+    /// session-parameter-struct tags (Matter Core 4.12.8; 8 and 9, the TCP fields, are not
+    /// sent: lenient devices such as CircuitMatter reject tags they do not know).
     enum Tag {
         static let idleInterval: UInt8 = 1
         static let activeInterval: UInt8 = 2
-        static let activeThreshold: UInt8 = 4
-        static let dataModelRevision: UInt8 = 5
-        static let interactionModelRevision: UInt8 = 6
-        static let specificationVersion: UInt8 = 7
-        static let maxPathsPerInvoke: UInt8 = 8
+        static let activeThreshold: UInt8 = 3
+        static let dataModelRevision: UInt8 = 4
+        static let interactionModelRevision: UInt8 = 5
+        static let specificationVersion: UInt8 = 6
+        static let maxPathsPerInvoke: UInt8 = 7
     }
 
     public init(idleInterval: UInt32? = nil, activeInterval: UInt32? = nil, activeThreshold: UInt16? = nil,

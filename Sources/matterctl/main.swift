@@ -5,6 +5,14 @@ enum Matterctl {
     /// Every subcommand, in the order the help lists them.
     static let commands: [any Command.Type] = [
         PayloadCommand.self,
+        CommissionCommand.self,
+        DevicesCommand.self,
+        RoomsCommand.self,
+        ReadCommand.self,
+        InvokeCommand.self,
+        DiscoverCommand.self,
+        CertCommand.self,
+        AttestationCommand.self,
     ]
 
     static var help: String {

@@ -137,4 +137,45 @@ struct FabricCertificateAuthorityTests {
             try MatterCertificateValidator.validateChain(noc: noc.certificate, icac: nil, rcac: ca.root.certificate, now: nil)
         }
     }
+
+    @Test func pathLengthAndCAFlagAreEnforced() throws {
+        var random = SystemRandomSource()
+        let rootKey = P256PrivateKey()
+        let rootSKID = FabricCertificateAuthority.keyIdentifier(rootKey.publicKey.x962Representation)
+        let rootDN = MatterDistinguishedName([try .rcacID(1), try .fabricID(Self.fabric)])
+        func root(pathLength: Int?) throws -> IssuedCertificate {
+            var bc = BasicConstraints(isCA: true)
+            bc.pathLengthConstraint = pathLength
+            return try FabricCertificateAuthority.sign(
+                subject: rootDN, issuer: rootDN, publicKey: rootKey.publicKey.x962Representation,
+                extensions: [.basicConstraints(bc), .keyUsage([.keyCertSign, .cRLSign]),
+                             .subjectKeyIdentifier(rootSKID), .authorityKeyIdentifier(rootSKID)],
+                validity: Self.validity, signer: rootKey, random: &random)
+        }
+        let icacKey = P256PrivateKey()
+        func icac(isCA: Bool) throws -> IssuedCertificate {
+            try FabricCertificateAuthority.sign(
+                subject: MatterDistinguishedName([try .icacID(2), try .fabricID(Self.fabric)]), issuer: rootDN,
+                publicKey: icacKey.publicKey.x962Representation,
+                extensions: [.basicConstraints(BasicConstraints(isCA: isCA)), .keyUsage([.keyCertSign, .cRLSign]),
+                             .subjectKeyIdentifier(FabricCertificateAuthority.keyIdentifier(icacKey.publicKey.x962Representation)),
+                             .authorityKeyIdentifier(rootSKID)],
+                validity: Self.validity, signer: rootKey, random: &random)
+        }
+        // pathlen 1 allows one ICAC; pathlen 0 allows none; pathlen 2 is over Matter's limit.
+        let ca = try FabricCertificateAuthority(fabricID: Self.fabric, rootKey: rootKey, rootCertificate: root(pathLength: 1).tlv,
+                                                intermediateKey: icacKey, intermediateCertificate: icac(isCA: true).tlv)
+        let noc = try ca.issueNOC(publicKey: P256PrivateKey().publicKey.x962Representation, nodeID: NodeID(3), validity: Self.validity)
+        let strictRoot = try root(pathLength: 0).certificate
+        #expect(throws: CertificateError.pathLengthExceeded("RCAC path length 0 allows no ICAC")) {
+            try MatterCertificateValidator.validateChain(noc: noc.certificate, icac: ca.intermediate?.certificate, rcac: strictRoot, now: nil)
+        }
+        #expect(throws: CertificateError.usageNotAllowed("RCAC", "path length constraint 2 exceeds 1")) {
+            try MatterCertificateValidator.validateRoot(root(pathLength: 2).certificate)
+        }
+        #expect(throws: CertificateError.usageNotAllowed("ICAC", "basic constraints must mark it a CA")) {
+            try MatterCertificateValidator.validateChain(noc: noc.certificate, icac: icac(isCA: false).certificate,
+                                                         rcac: ca.root.certificate, now: nil)
+        }
+    }
 }

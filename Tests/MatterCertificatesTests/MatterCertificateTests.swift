@@ -31,8 +31,9 @@ struct MatterCertificateTests {
         #expect(fromDER.tlvEncoded == tlv)
         #expect(hexString(fromTLV.publicKey) == v.string("public_key"))
         #expect(hexString(fromTLV.signature) == v.string("signature_raw"))
-        #expect(fromTLV.subjectKeyIdentifier.map(hexString) == v.string("subject_key_id"))
-        #expect(fromTLV.authorityKeyIdentifier.map(hexString) == v.string("authority_key_id"))
+        // Certificates without key identifiers (network identities) list them as "" or null.
+        #expect((fromTLV.subjectKeyIdentifier.map(hexString) ?? "") == (v.string("subject_key_id") ?? ""))
+        #expect((fromTLV.authorityKeyIdentifier.map(hexString) ?? "") == (v.string("authority_key_id") ?? ""))
         #expect(try MatterCertificate(anyEncoding: der) == fromTLV)
     }
 
@@ -63,6 +64,10 @@ struct MatterCertificateTests {
         if kinds.contains("matter-node-id") { #expect(type == .node) }
         if kinds.contains("matter-firmware-signing-id") { #expect(type == .firmwareSigning) }
         if type == .root { try MatterCertificateValidator.validateRoot(cert) }
+        if subject == [["CN", "*"]] {
+            #expect(type == .networkIdentity)
+            try MatterCertificateValidator.validateNetworkIdentity(cert)
+        }
     }
 
     /// Each operation named in `must_fail` has to fail; GetCertType-only vectors must still load.
@@ -91,6 +96,20 @@ struct MatterCertificateTests {
             default:
                 Issue.record("unknown must_fail operation \(op)")
             }
+        }
+    }
+
+    @Test func sizeLimitsApplyToBothForms() throws {
+        // Short extra attributes grow the DER form faster than the TLV form: a certificate can
+        // fit 400 TLV bytes but not 600 DER bytes, and then has no verifiable form.
+        let base = try MatterCertificate(tlvEncoded: try #require(Self.byName("Node02_01")?.hex("chip_tlv")))
+        var big = base
+        big.subject = MatterDistinguishedName(base.subject.attributes + (0..<8).map { _ in try! .commonName("a") })
+        #expect(big.tlvEncoded.count <= MatterCertificate.maxTLVLength)
+        #expect(throws: CertificateError.self) { try big.derEncoded() }
+        #expect(throws: CertificateError.self) { try MatterCertificate(tlvEncoded: big.tlvEncoded) }
+        #expect(throws: CertificateError.certificateTooLarge(size: 401, limit: 400)) {
+            try MatterCertificate(tlvEncoded: [UInt8](repeating: 0x15, count: 401))
         }
     }
 
@@ -134,5 +153,53 @@ struct MatterCertificateTests {
                 #expect(try cert.derEncoded() == input)
             }
         }
+    }
+}
+
+/// Network client identities (PDC, Matter Core 11.24) and their compact TLV form.
+@Suite("Network identity")
+struct NetworkIdentityTests {
+    /// sTestCert_PDCID01_ChipCompact, project-chip/connectedhomeip
+    /// src/credentials/tests/CHIPCert_test_vectors.cpp (as quoted in src/tools/chip-cert/tests).
+    static let pdcid01Compact = Hex.decode(
+        "153009410439ccd4ac7e5968bdf1b080111d92536494fc51624c70aa6d7308daedf3a15e3869"
+            + "177b1bf3d09047ebf06be8dd17be23f2fb3d6390c6cf82802f62d05362c008300b40384c1bd0"
+            + "8fe4caa0460791660d82145dfbfe97d314d15e000d75c073af5d7c7ecc1a01852126184ad9"
+            + "ebec809b4c78fff381fe324baf881cc8249e169259bd5a18")!
+
+    @Test func compactVectorExpandsAndItsSelfSignatureVerifies() throws {
+        let cert = try MatterCertificate(tlvEncoded: Self.pdcid01Compact)
+        #expect(try cert.certificateType() == .networkIdentity)
+        #expect(cert.hasNetworkIdentityProfile)
+        // The signature covers the DER we rebuild from the fixed fields: it verifies only if that
+        // reconstruction is byte-exact.
+        try MatterCertificateValidator.validateNetworkIdentity(cert)
+        #expect(cert.compactNetworkIdentityTLV == Self.pdcid01Compact)
+        let der = try cert.derEncoded()
+        let back = try MatterCertificate(derEncoded: der)
+        #expect(back == cert)
+        #expect(back.compactNetworkIdentityTLV == Self.pdcid01Compact)
+        #expect(try MatterCertificate(tlvEncoded: cert.tlvEncoded) == cert)  // the full TLV form too
+        let text = try OpenSSL.run(["x509", "-inform", "DER", "-noout", "-subject", "-dates"], input: der)
+        #expect(text.output.contains("CN = *"))
+        #expect(text.output.contains("notAfter=Dec 31 23:59:59 9999 GMT"))
+    }
+
+    @Test func tamperedOrMalformedIdentitiesFail() throws {
+        var tampered = Self.pdcid01Compact
+        tampered[tampered.count - 5] ^= 0xFF
+        #expect(throws: CertificateError.self) {
+            try MatterCertificateValidator.validateNetworkIdentity(MatterCertificate(tlvEncoded: tampered))
+        }
+        // Extra field after the signature; signature before the key; short key.
+        var extra = Array(Self.pdcid01Compact.dropLast())
+        extra += [0x24, 0x0C, 0x01, 0x18]
+        #expect(throws: CertificateError.self) { try MatterCertificate(tlvEncoded: extra) }
+        #expect(throws: CertificateError.self) { try MatterCertificate(tlvEncoded: [0x15, 0x30, 0x09, 0x01, 0x04, 0x18]) }
+        // A CN=* certificate with other fields is not an identity.
+        var ca = try MatterCertificate(tlvEncoded: Self.pdcid01Compact)
+        ca.extensions = [.basicConstraints(BasicConstraints(isCA: true)), .keyUsage(.keyCertSign)]
+        #expect(ca.compactNetworkIdentityTLV == nil)
+        #expect(throws: CertificateError.self) { try MatterCertificateValidator.validateNetworkIdentity(ca) }
     }
 }

@@ -100,7 +100,7 @@ public struct FabricCertificateAuthority: Sendable {
             try MatterCertificateValidator.requireRole(icac, .intermediate)
             try MatterCertificateValidator.commonChecks(icac, "ICAC")
             try MatterCertificateValidator.requireCA(icac, "ICAC")
-            try MatterCertificateValidator.checkIssued(icac, by: rcac, "ICAC", "RCAC", depthBelowIssuer: 0)
+            try MatterCertificateValidator.checkIssued(icac, by: rcac, "ICAC", "RCAC")
             guard icac.publicKey == key.publicKey.x962Representation else {
                 throw .invalidArgument("intermediate key does not match the ICAC")
             }

@@ -79,6 +79,10 @@ public struct DERNode: Hashable, Sendable {
 }
 
 extension DERNode {
+    /// Two nodes are equal when their encodings are; where they were found does not matter.
+    public static func == (a: DERNode, b: DERNode) -> Bool { a.encoded == b.encoded }
+    public func hash(into hasher: inout Hasher) { hasher.combine(encoded) }
+
     /// Fails unless the node has the given tag.
     public func expect(_ tag: DERTag, _ what: String? = nil) throws(CertificateError) -> DERNode {
         guard self.tag == tag else {

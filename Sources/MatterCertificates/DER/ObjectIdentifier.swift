@@ -2,7 +2,8 @@
 public struct ASN1ObjectIdentifier: Hashable, Sendable {
     public let arcs: [UInt64]
 
-    /// From arcs; the first must be 0, 1 or 2 and, below 2, the second below 40.
+    /// From arcs; the first must be 0, 1 or 2 and, below 2, the second below 40 (otherwise the
+    /// encoding is not meaningful, though it never traps).
     public init(_ arcs: [UInt64]) {
         self.arcs = arcs
     }
@@ -14,7 +15,7 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable {
             guard !part.isEmpty, part.allSatisfy({ $0.isASCII && $0.isNumber }), let v = UInt64(part) else { return nil }
             arcs.append(v)
         }
-        guard arcs.count >= 2, arcs[0] <= 2, arcs[0] == 2 || arcs[1] < 40 else { return nil }
+        guard arcs.count >= 2, arcs[0] <= 2, arcs[0] == 2 || arcs[1] < 40, arcs[1] <= UInt64.max - 80 else { return nil }
         self.arcs = arcs
     }
 
@@ -22,7 +23,7 @@ public struct ASN1ObjectIdentifier: Hashable, Sendable {
     public var contentBytes: [UInt8] {
         guard arcs.count >= 2 else { return [] }
         var out: [UInt8] = []
-        let first = [arcs[0] * 40 + arcs[1]] + arcs.dropFirst(2)
+        let first = [arcs[0] &* 40 &+ arcs[1]] + arcs.dropFirst(2)
         for arc in first {
             var chunk: [UInt8] = [UInt8(arc & 0x7F)]
             var v = arc >> 7

@@ -4,10 +4,11 @@ import MatterTLV
 // order, each exactly once (extensions excepted, which are in their own list).
 
 extension MatterCertificate {
-    /// Decodes a TLV certificate, rejecting anything outside the Matter profile: trailing
+    /// Decodes a TLV certificate (or the compact form of a network identity), rejecting
+    /// anything outside the Matter profile: trailing
     /// bytes, missing, repeated, unknown or out-of-order fields, wrong types, algorithms other
-    /// than ECDSA-SHA256 / P-256, invalid DN values, bad extension contents, and more than
-    /// `maxTLVLength` bytes.
+    /// than ECDSA-SHA256 / P-256, invalid DN values, bad extension contents, more than
+    /// `maxTLVLength` bytes, or an X.509 form over `maxDERLength` bytes.
     public init(tlvEncoded bytes: [UInt8]) throws(CertificateError) {
         guard bytes.count <= Self.maxTLVLength else {
             throw .certificateTooLarge(size: bytes.count, limit: Self.maxTLVLength)
@@ -20,7 +21,21 @@ extension MatterCertificate {
     /// Decodes a certificate from an already decoded TLV element (an anonymous structure).
     public init(tlv root: TLVElement) throws(CertificateError) {
         guard root.tag == .anonymous else { throw .malformedField("certificate", "must be an anonymous structure") }
-        var fields = FieldCursor(try Self.members(root, .structure, "certificate"))
+        let members = try Self.members(root, .structure, "certificate")
+        // A structure that starts with the public key is a compact network identity.
+        if members.first?.tag == .context(Tag.publicKey) {
+            try self.init(compactNetworkIdentity: members)
+        } else {
+            try self.init(fullForm: members)
+        }
+        // The signature is over the X.509 form, so a certificate without one (over 600 bytes of
+        // DER) can never be verified.
+        _ = try checkedDER()
+    }
+
+    /// Decodes the members of the full certificate structure, in tag order.
+    private init(fullForm members: [TLVElement]) throws(CertificateError) {
+        var fields = FieldCursor(members)
 
         serialNumber = try Self.bytes(try fields.next(Tag.serialNumber, "serial-num"), "serial-num")
         try Self.checkSerialNumber(serialNumber)
@@ -106,6 +121,7 @@ extension MatterCertificate {
         for e in exts where e.tag != Tag.futureExtension {
             guard seen.insert(e.tag).inserted else { throw .duplicateExtension(e.name) }
         }
+        var futureOIDs: Set<ASN1ObjectIdentifier> = []
         for e in exts {
             switch e {
             case .basicConstraints(let bc):
@@ -126,6 +142,7 @@ extension MatterCertificate {
                     throw .invalidExtension("future-extension", "carries \(ext.oid), which has its own tag")
                 }
                 guard !ext.criticalExplicitlyFalse else { throw .invalidExtension("future-extension", "critical FALSE must be omitted") }
+                guard futureOIDs.insert(ext.oid).inserted else { throw .duplicateExtension(ext.oid.description) }
             }
         }
     }

@@ -19,18 +19,27 @@ extension MatterCertificate {
 
     /// The DER tbsCertificate: the bytes the signature covers.
     public func tbsDER() throws(CertificateError) -> [UInt8] {
-        try checkProfile()
-        return tbsDERUnchecked()
+        try checkedDER().tbs
     }
 
-    /// The whole X.509 certificate in DER.
+    /// The whole X.509 certificate in DER (at most `maxDERLength` bytes).
     public func derEncoded() throws(CertificateError) -> [UInt8] {
-        let tbs = try tbsDER()
-        return DERWriter.sequence([
+        try checkedDER().certificate
+    }
+
+    /// Both DER forms, after the profile check and the size limit.
+    func checkedDER() throws(CertificateError) -> (tbs: [UInt8], certificate: [UInt8]) {
+        try checkProfile()
+        let tbs = tbsDERUnchecked()
+        let certificate = DERWriter.sequence([
             tbs,
             DERWriter.sequence([DERWriter.objectIdentifier(.ecdsaWithSHA256)]),
             DERWriter.bitString(try ECDSASignatureEncoding.derFromRaw(signature)),
         ])
+        guard certificate.count <= Self.maxDERLength else {
+            throw .certificateTooLarge(size: certificate.count, limit: Self.maxDERLength)
+        }
+        return (tbs, certificate)
     }
 
     func tbsDERUnchecked() -> [UInt8] {

@@ -56,10 +56,11 @@ public enum MatterCertificateValidator {
             try requireRole(icac, .intermediate)
             try commonChecks(icac, "ICAC")
             try requireCA(icac, "ICAC")
-            try checkIssued(icac, by: rcac, "ICAC", "RCAC", depthBelowIssuer: 0)
+            try checkIssued(icac, by: rcac, "ICAC", "RCAC")
             issuer = icac
         }
-        try checkIssued(noc, by: issuer, "NOC", icac == nil ? "RCAC" : "ICAC", depthBelowIssuer: 0)
+        try checkIssued(noc, by: issuer, "NOC", icac == nil ? "RCAC" : "ICAC")
+        // Path length (RFC 5280 4.2.1.9): the RCAC's constraint counts the ICAC below it.
         if icac != nil, let p = rcac.basicConstraints?.pathLengthConstraint, p < 1 {
             throw .pathLengthExceeded("RCAC path length \(p) allows no ICAC")
         }
@@ -151,14 +152,11 @@ public enum MatterCertificateValidator {
         }
     }
 
-    static func checkIssued(_ cert: MatterCertificate, by parent: MatterCertificate, _ name: String, _ parentName: String,
-                            depthBelowIssuer: Int) throws(CertificateError) {
+    static func checkIssued(_ cert: MatterCertificate, by parent: MatterCertificate, _ name: String,
+                            _ parentName: String) throws(CertificateError) {
         guard cert.issuer == parent.subject else { throw .issuerMismatch("\(name) issuer is not the \(parentName) subject") }
         guard cert.authorityKeyIdentifier == parent.subjectKeyIdentifier else {
             throw .authorityKeyIDMismatch("\(name) authority key ID is not the \(parentName) subject key ID")
-        }
-        if let p = parent.basicConstraints?.pathLengthConstraint, depthBelowIssuer > p {
-            throw .pathLengthExceeded("\(parentName) path length \(p)")
         }
         try verifySignature(of: cert, issuerKey: parent.publicKey, name)
     }

@@ -143,6 +143,9 @@ public enum MatterCertificateType: String, Hashable, Sendable, CustomStringConve
     case intermediate = "ICAC"
     case node = "NOC"
     case firmwareSigning = "firmware signing"
+    /// A Wi-Fi per-device-credential (PDC) network client identity (Matter Core 11.24): the
+    /// self-signed certificate whose subject is exactly `CN=*`.
+    case networkIdentity = "network identity"
     public var description: String { rawValue }
 }
 
@@ -174,6 +177,7 @@ public struct MatterDistinguishedName: Hashable, Sendable, CustomStringConvertib
     /// 6.5.6): exactly one of rcac-id, icac-id, node-id or firmware-signing-id; at most one
     /// fabric-id; a node certificate needs a fabric-id; CATs only in node certificates.
     public func certificateType() throws(CertificateError) -> MatterCertificateType {
+        if self == .networkIdentity { return .networkIdentity }
         var type: MatterCertificateType?
         var fabricIDs = 0
         var cats = 0
@@ -209,4 +213,7 @@ public struct MatterDistinguishedName: Hashable, Sendable, CustomStringConvertib
     }
 
     public var description: String { attributes.map(\.description).joined(separator: ", ") }
+
+    /// `CN=*`, the subject and issuer of every network client identity.
+    public static let networkIdentity = MatterDistinguishedName([try! .commonName("*")])
 }

@@ -109,7 +109,10 @@ public struct X509Certificate: Hashable, Sendable {
 
         serialNumber = try next("serialNumber").integerBytes()
         signatureAlgorithm = try AlgorithmIdentifier(derNode: try next("signature"))
-        guard signatureAlgorithm == outerAlgorithm else {
+        // Compare the encodings: DERNode equality includes the offset, which differs between
+        // the two fields (NXP's production PAAs carry NULL parameters in both).
+        guard signatureAlgorithm.algorithm == outerAlgorithm.algorithm,
+              signatureAlgorithm.parameters?.encoded == outerAlgorithm.parameters?.encoded else {
             throw .unsupportedSignatureAlgorithm("signatureAlgorithm differs from the tbsCertificate signature field")
         }
         issuer = try X509Name(derNode: try next("issuer"))

@@ -9,7 +9,8 @@ public struct X509Extension: Hashable, Sendable {
     /// The whole Extension SEQUENCE as received.
     public let encoded: [UInt8]
 
-    init(derNode node: DERNode) throws(CertificateError) {
+    /// Parses an Extension: SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }.
+    public init(derNode node: DERNode) throws(CertificateError) {
         let parts = try node.sequence("Extension")
         guard parts.count == 2 || parts.count == 3 else { throw .invalidExtension("?", "wrong number of fields") }
         oid = try parts[0].objectIdentifier()

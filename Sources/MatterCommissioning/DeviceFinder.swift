@@ -1,0 +1,100 @@
+import MatterDiscovery
+import MatterMessaging
+import MatterSetupPayload
+
+/// A commissionable device found for a setup code, with every address to try.
+public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
+    public var instanceName: String
+    public var host: String
+    public var addresses: [PeerAddress]
+    public var discriminator: UInt16?
+    public var vendorID: UInt16?
+    public var productID: UInt16?
+    /// The device's MRP timing from its TXT (SII/SAI/SAT), or the defaults.
+    public var mrp: MRPParameters
+
+    public init(instanceName: String, host: String, addresses: [PeerAddress], discriminator: UInt16?,
+                vendorID: UInt16?, productID: UInt16?, mrp: MRPParameters) {
+        self.instanceName = instanceName
+        self.host = host
+        self.addresses = addresses
+        self.discriminator = discriminator
+        self.vendorID = vendorID
+        self.productID = productID
+        self.mrp = mrp
+    }
+
+    public init(_ node: CommissionableNode) {
+        let port = node.service.port
+        // Link-local IPv6 first (always present on Matter devices), then others, then IPv4.
+        let ordered = node.service.addresses.sorted { a, b in
+            func rank(_ x: ServiceAddress) -> Int { x.family == .ipv6 ? (x.isLinkLocal ? 0 : 1) : 2 }
+            return rank(a) < rank(b)
+        }
+        addresses = ordered.compactMap { PeerAddress($0.ip, port: port, interfaceIndex: UInt32(max(0, $0.interfaceIndex))) }
+        instanceName = node.instanceName
+        host = node.service.host
+        discriminator = node.txt.discriminator
+        vendorID = node.txt.vendorID
+        productID = node.txt.productID
+        let txt = node.txt
+        mrp = MRPParameters(idleInterval: Milliseconds(txt.sessionIdleInterval ?? 500),
+                            activeInterval: Milliseconds(txt.sessionActiveInterval ?? 300),
+                            activeThreshold: Milliseconds(txt.sessionActiveThreshold ?? 4000))
+    }
+
+    public var description: String {
+        let d = discriminator.map { "discriminator \($0)" } ?? "unknown discriminator"
+        return "\(instanceName) (\(d), \(addresses.first.map { "\($0)" } ?? host))"
+    }
+}
+
+/// Finds the commissionable devices a setup code points to (Matter Core 5.4.3): by long
+/// discriminator from a QR code, by short discriminator from a manual code.
+public struct DeviceFinder: Sendable {
+    public let discovery: MatterDiscovery
+
+    public init(discovery: MatterDiscovery = MatterDiscovery()) {
+        self.discovery = discovery
+    }
+
+    public static func filter(for payload: SetupPayload) -> CommissionableFilter {
+        switch payload.discriminator {
+        case .long(let d): return .longDiscriminator(d)
+        case .short(let s): return .shortDiscriminator(s)
+        }
+    }
+
+    /// The candidates as they are found, first one as soon as it resolves; the stream ends at
+    /// `timeout` or when the consumer stops.
+    public func candidates(for payload: SetupPayload, timeout: Duration) -> AsyncThrowingStream<DeviceCandidate, any Error> {
+        let browse = discovery.commissionableNodes(matching: Self.filter(for: payload))
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: DeviceCandidate.self)
+        let task = Task {
+            var seen = Set<String>()
+            do {
+                for try await event in browse {
+                    guard case .found(let node) = event, !seen.contains(node.instanceName) else { continue }
+                    // A device whose vendor/product differ from the code's is not the one on the label.
+                    if let v = payload.vendorID, v != 0, let tv = node.txt.vendorID, tv != v { continue }
+                    if let p = payload.productID, p != 0, let tp = node.txt.productID, tp != p { continue }
+                    seen.insert(node.instanceName)
+                    let candidate = DeviceCandidate(node)
+                    if !candidate.addresses.isEmpty { continuation.yield(candidate) }
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        let timer = Task {
+            try? await Task.sleep(for: timeout)
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in
+            task.cancel()
+            timer.cancel()
+        }
+        return stream
+    }
+}

@@ -1,0 +1,237 @@
+import MatterTLV
+
+/// A subscription report due to be sent on a new exchange the publisher opens.
+public struct OutgoingSubscriptionReport: Hashable, Sendable {
+    public var subscriptionID: UInt32
+    /// ReportData chunks; each must be answered by StatusResponse(Success).
+    public var chunks: [ReportDataMessage]
+    /// The changed paths it carries (empty for a keep-alive).
+    public var paths: Set<ConcreteAttributePath>
+}
+
+/// The server side of the Interaction Model: dispatches requests to an `InteractionDevice`
+/// over a `DataModel`, and keeps the subscriptions. Each incoming exchange gets a
+/// `ServerExchange` (see `exchange(context:)`) that turns received messages into replies.
+public actor InteractionServer {
+    public let dataModel: DataModel
+    private let device: any InteractionDevice
+    /// The IM payload budget for one message; reports and invoke responses are chunked to it.
+    public let maxPayloadSize: Int
+    /// The most commands one InvokeRequest may carry (BasicInformation.MaxPathsPerInvoke).
+    public let maxPathsPerInvoke: Int
+
+    struct Subscription {
+        var id: UInt32
+        var context: IMSessionContext
+        var paths: [AttributePathIB]
+        var fabricFiltered: Bool
+        var scheduler: SubscriptionScheduler
+        var maxInterval: UInt16
+    }
+    private var subscriptions: [UInt32: Subscription] = [:]
+    private var nextSubscriptionID: UInt32
+
+    public init(dataModel: DataModel, device: any InteractionDevice,
+                maxPayloadSize: Int = ReportChunker.defaultMaxPayloadSize, maxPathsPerInvoke: Int = 10,
+                firstSubscriptionID: UInt32 = 1) {
+        self.dataModel = dataModel
+        self.device = device
+        self.maxPayloadSize = maxPayloadSize
+        self.maxPathsPerInvoke = maxPathsPerInvoke
+        self.nextSubscriptionID = firstSubscriptionID
+    }
+
+    /// The responder for one exchange the peer opened, on a session with `context`.
+    public nonisolated func exchange(context: IMSessionContext) -> ServerExchange {
+        ServerExchange(server: self, context: context)
+    }
+
+    // MARK: Reads
+
+    /// Attribute reports for the given paths (wildcards expanded, statuses for missing
+    /// concrete paths, clusters skipped whose data version matches a filter).
+    func attributeReports(for paths: [AttributePathIB], filters: [DataVersionFilterIB], fabricFiltered: Bool,
+                          context: IMSessionContext, only: Set<ConcreteAttributePath>? = nil) async -> [AttributeReportIB] {
+        var reports: [AttributeReportIB] = []
+        var seen: Set<ConcreteAttributePath> = []
+        var versions: [ClusterPathIB: UInt32?] = [:]
+        for requested in paths {
+            for item in dataModel.expandRead(requested) {
+                switch item {
+                case .status(let p, let s):
+                    if only == nil { reports.append(.status(AttributeStatusIB(path: p, status: StatusIB(s)))) }
+                case .concrete(let c):
+                    if let only, !only.contains(c) { continue }
+                    guard seen.insert(c).inserted else { continue }
+                    let key = ClusterPathIB(endpoint: c.endpoint, cluster: c.cluster)
+                    if versions[key] == nil { versions[key] = .some(await device.dataVersion(c.endpoint, c.cluster)) }
+                    let version = versions[key] ?? nil
+                    if only == nil, let version,
+                       filters.contains(where: { $0.path.endpoint == c.endpoint && $0.path.cluster == c.cluster && $0.dataVersion == version }) {
+                        continue
+                    }
+                    do {
+                        let value = try await device.readAttribute(c, fabricFiltered: fabricFiltered, context: context)
+                        reports.append(.data(AttributeDataIB(dataVersion: version, path: c.ib, data: value)))
+                    } catch {
+                        // Wildcard reads skip what the requester may not see (Matter Core 8.4.3.2).
+                        if requested.isWildcard && (error == .unsupportedAccess || error == .unsupportedRead) { continue }
+                        reports.append(.status(AttributeStatusIB(path: c.ib, status: StatusIB(error))))
+                    }
+                }
+            }
+        }
+        return reports
+    }
+
+    /// Event statuses: this server keeps no event log, so concrete event paths are answered
+    /// with UnsupportedEvent and wildcard event paths with nothing.
+    func eventReports(for paths: [EventPathIB]) -> [EventReportIB] {
+        paths.compactMap { p in
+            guard let e = p.endpoint, let c = p.cluster, p.event != nil else { return nil }
+            let status: IMStatus = dataModel.endpoints[e] == nil ? .unsupportedEndpoint
+                : dataModel.cluster(e, c) == nil ? .unsupportedCluster : .unsupportedEvent
+            return .status(EventStatusIB(path: p, status: StatusIB(status)))
+        }
+    }
+
+    // MARK: Writes and commands
+
+    func write(_ request: WriteRequestMessage, context: IMSessionContext) async -> [AttributeStatusIB] {
+        var out: [AttributeStatusIB] = []
+        for item in request.writeRequests {
+            switch dataModel.resolveWrite(item.path, timed: request.timedRequest) {
+            case .status(let p, let s):
+                out.append(AttributeStatusIB(path: p, status: StatusIB(s)))
+            case .concrete(let c):
+                if let wanted = item.dataVersion, let current = await device.dataVersion(c.endpoint, c.cluster), wanted != current {
+                    out.append(AttributeStatusIB(path: item.path, status: StatusIB(.dataVersionMismatch)))
+                    continue
+                }
+                do {
+                    try await device.writeAttribute(c, value: item.data, listIndex: item.path.listIndex, context: context)
+                    out.append(AttributeStatusIB(path: item.path, status: .success))
+                } catch {
+                    out.append(AttributeStatusIB(path: item.path, status: StatusIB(error)))
+                }
+            }
+        }
+        return out
+    }
+
+    func invoke(_ command: CommandDataIB, timed: Bool, context: IMSessionContext) async -> InvokeResponseIB {
+        switch dataModel.resolveCommand(command.path, timed: timed) {
+        case .status(let p, let s):
+            return .status(CommandStatusIB(path: p, status: StatusIB(s), commandRef: command.commandRef))
+        case .concrete(let p):
+            switch await device.invokeCommand(p, fields: command.fields, context: context) {
+            case .status(let s):
+                return .status(CommandStatusIB(path: p, status: s, commandRef: command.commandRef))
+            case .response(let id, let fields):
+                let path = CommandPathIB(endpoint: p.endpoint, cluster: p.cluster, command: id)
+                return .command(CommandDataIB(path: path, fields: fields, commandRef: command.commandRef))
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Creates a subscription (not yet active) and returns its ID and negotiated max interval.
+    func createSubscription(_ request: SubscribeRequestMessage, context: IMSessionContext) -> (UInt32, UInt16) {
+        if !request.keepSubscriptions {
+            subscriptions = subscriptions.filter { $0.value.context.peerNodeID != context.peerNodeID
+                || $0.value.context.fabricIndex != context.fabricIndex }
+        }
+        let id = nextSubscriptionID
+        nextSubscriptionID &+= 1
+        let maxInterval = max(request.minIntervalFloor, request.maxIntervalCeiling)
+        subscriptions[id] = Subscription(id: id, context: context, paths: request.attributeRequests ?? [],
+                                         fabricFiltered: request.isFabricFiltered,
+                                         scheduler: SubscriptionScheduler(minIntervalSeconds: request.minIntervalFloor,
+                                                                          maxIntervalSeconds: maxInterval, now: 0),
+                                         maxInterval: maxInterval)
+        pendingActivation.insert(id)
+        return (id, maxInterval)
+    }
+    private var pendingActivation: Set<UInt32> = []
+
+    /// The priming report was acknowledged and SubscribeResponse sent: reports start now.
+    func activateSubscription(_ id: UInt32, now: UInt64) {
+        guard var s = subscriptions[id] else { return }
+        pendingActivation.remove(id)
+        s.scheduler = SubscriptionScheduler(minIntervalSeconds: UInt16(s.scheduler.minInterval / 1000),
+                                            maxIntervalSeconds: s.maxInterval, now: now)
+        subscriptions[id] = s
+    }
+
+    func dropSubscription(_ id: UInt32) {
+        subscriptions[id] = nil
+        pendingActivation.remove(id)
+    }
+
+    /// The IDs of the active subscriptions.
+    public var activeSubscriptionIDs: [UInt32] {
+        subscriptions.keys.filter { !pendingActivation.contains($0) }.sorted()
+    }
+
+    /// Tells the server that attributes changed; matching subscriptions become dirty.
+    public func attributesChanged(_ paths: [ConcreteAttributePath]) {
+        for id in subscriptions.keys where !pendingActivation.contains(id) {
+            let subscribed = subscriptions[id]!.paths
+            let matching = paths.filter { c in subscribed.contains { $0.matches(c) } }
+            subscriptions[id]!.scheduler.attributesChanged(matching)
+        }
+    }
+
+    /// The earliest time `dueReports` has something to do (for the driver's timer).
+    public var nextReportDeadline: UInt64? {
+        subscriptions.filter { !pendingActivation.contains($0.key) }.compactMap { $0.value.scheduler.nextDeadline }.min()
+    }
+
+    /// The reports due at `now`, built and chunked. Deliver each with `deliver(_:on:now:)`.
+    public func dueReports(now: UInt64) async -> [OutgoingSubscriptionReport] {
+        var out: [OutgoingSubscriptionReport] = []
+        for id in subscriptions.keys.sorted() where !pendingActivation.contains(id) {
+            guard let (action, paths) = subscriptions[id]?.scheduler.tick(now: now), let s = subscriptions[id] else { continue }
+            let reports = action == .sendKeepAlive ? []
+                : await attributeReports(for: s.paths, filters: [], fabricFiltered: s.fabricFiltered,
+                                         context: s.context, only: paths)
+            let chunker = ReportChunker(maxPayloadSize: maxPayloadSize, subscriptionID: id, suppressResponseOnLast: false)
+            do {
+                out.append(OutgoingSubscriptionReport(subscriptionID: id, chunks: try chunker.chunk(reports), paths: paths))
+            } catch {
+                // A value that cannot fit any message ends the subscription rather than looping.
+                dropSubscription(id)
+            }
+        }
+        return out
+    }
+
+    /// Sends one subscription report on an exchange the driver opened to the subscriber,
+    /// waiting for StatusResponse(Success) after every chunk. Any failure, or a subscriber that
+    /// answers InvalidSubscription, ends the subscription (Matter Core 8.5.2).
+    public func deliver(_ report: OutgoingSubscriptionReport, on exchange: any IMExchange, now: UInt64) async throws {
+        do {
+            for chunk in report.chunks {
+                let reply = try await exchange.request(.reportData, chunk.payload)
+                guard reply.opcode == .statusResponse else {
+                    throw InteractionError.unexpectedMessage(expected: "StatusResponse", received: reply.opcode)
+                }
+                let status = try StatusResponseMessage(payload: reply.payload).status
+                guard status.isSuccess else { throw InteractionError.status(status, clusterStatus: nil, path: nil) }
+            }
+            subscriptions[report.subscriptionID]?.scheduler.reportSent(now: now)
+        } catch {
+            dropSubscription(report.subscriptionID)
+            throw error
+        }
+    }
+}
+
+extension AttributePathIB {
+    /// True when this (possibly wildcard) path selects the concrete path.
+    public func matches(_ c: ConcreteAttributePath) -> Bool {
+        (endpoint == nil || endpoint == c.endpoint) && (cluster == nil || cluster == c.cluster)
+            && (attribute == nil || attribute == c.attribute)
+    }
+}

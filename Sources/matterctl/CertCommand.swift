@@ -1,0 +1,157 @@
+import Foundation
+import MatterCertificates
+
+/// `matterctl cert decode|convert`: inspect Matter operational certificates and convert them
+/// between the Matter TLV and X.509 DER encodings.
+struct CertCommand: Command {
+    static let name = "cert"
+    static let summary = "Decode or convert Matter certificates (TLV <-> X.509 DER)"
+    static let help = """
+        usage: matterctl cert decode <file|hex> [--json]
+               matterctl cert convert <file|hex> --to der|tlv [--out FILE]
+
+        decode     Shows the subject and issuer, validity, public key, extensions and signature
+                   of a certificate in either encoding (detected from the first byte: 0x30 is
+                   X.509 DER, anything else Matter TLV). A DER certificate outside the Matter
+                   operational profile (e.g. a DAC) is shown as plain X.509 with the reason.
+        convert    Converts to the other encoding (or re-encodes to the same one). Prints
+                   lowercase hex unless --out is given. Exit 1 naming the defect when the
+                   certificate is malformed or not convertible.
+
+        The input is a file (PEM, DER, TLV, hex text or base64 text such as the SDK's
+        .chip-b64 files) or the certificate as a hex string.
+
+        options:
+          --json         machine-readable output on stdout
+          --to FORMAT    der or tlv
+          --out FILE     write the converted certificate (binary) to FILE
+        """
+
+    static func run(_ arguments: [String]) async throws -> Int32 {
+        guard let sub = arguments.first else { throw UsageError("cert needs 'decode' or 'convert'") }
+        let rest = Array(arguments.dropFirst())
+        switch sub {
+        case "decode": return try decode(rest)
+        case "convert": return try convert(rest)
+        default: throw UsageError("unknown cert subcommand '\(sub)'")
+        }
+    }
+
+    // MARK: - decode
+
+    static func decode(_ argv: [String]) throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: [])
+        let json = args.flag("--json")
+        try args.rejectUnknown()
+        guard args.positional.count == 1 else { throw UsageError("cert decode needs one certificate (file or hex)") }
+        let bytes = try CertificateInput.load(args.positional[0])
+        let isDER = bytes.first == 0x30
+
+        do {
+            let cert = try MatterCertificate(anyEncoding: bytes)
+            let view = CertificateView(cert, encoding: isDER ? "der" : "tlv", size: bytes.count)
+            Output.out(json ? view.json.text : view.text)
+            return 0
+        } catch {
+            // Not a Matter operational certificate: a DER certificate may still be valid X.509.
+            guard isDER, let x509 = try? X509Certificate(derEncoded: bytes) else {
+                throw CommandFailure("invalid certificate: \(error.description)")
+            }
+            let view = X509View(x509, reason: error.description)
+            Output.out(json ? view.json.text : view.text)
+            return 0
+        }
+    }
+
+    // MARK: - convert
+
+    static func convert(_ argv: [String]) throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--to", "--out"])
+        guard let to = args.value("--to") else { throw UsageError("cert convert needs --to der or --to tlv") }
+        guard to == "der" || to == "tlv" else { throw UsageError("--to must be der or tlv, not '\(to)'") }
+        let out = args.value("--out")
+        try args.rejectUnknown()
+        guard args.positional.count == 1 else { throw UsageError("cert convert needs one certificate (file or hex)") }
+        let bytes = try CertificateInput.load(args.positional[0])
+
+        let result: [UInt8]
+        do {
+            let cert = try MatterCertificate(anyEncoding: bytes)
+            result = to == "der" ? try cert.derEncoded() : cert.tlvEncoded
+        } catch {
+            throw CommandFailure("invalid certificate: \(error.description)")
+        }
+        if let out {
+            do {
+                try Data(result).write(to: URL(fileURLWithPath: out))
+            } catch {
+                throw CommandFailure("cannot write \(out): \(error.localizedDescription)")
+            }
+        } else {
+            Output.out(result.hexString)
+        }
+        return 0
+    }
+}
+
+/// Reads a certificate argument: a file in PEM, binary, hex or base64 text, or a hex string.
+enum CertificateInput {
+    static func load(_ argument: String) throws -> [UInt8] {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory.boolValue {
+            guard let data = FileManager.default.contents(atPath: argument) else {
+                throw CommandFailure("cannot read \(argument)")
+            }
+            return try decodeFile(Array(data), name: argument)
+        }
+        if let bytes = hex(argument) { return bytes }
+        throw CommandFailure("'\(argument)' is neither a readable file nor a hex string")
+    }
+
+    static func decodeFile(_ data: [UInt8], name: String) throws -> [UInt8] {
+        let text = String(decoding: data, as: UTF8.self)
+        if text.contains("-----BEGIN") {
+            let lines = text.split(whereSeparator: \.isNewline).map(String.init)
+            guard let start = lines.firstIndex(where: { $0.hasPrefix("-----BEGIN") }),
+                  let end = lines[(start + 1)...].firstIndex(where: { $0.hasPrefix("-----END") }),
+                  let der = Data(base64Encoded: lines[(start + 1)..<end].joined())
+            else { throw CommandFailure("\(name): malformed PEM") }
+            return Array(der)
+        }
+        // Text files (hex or base64) hold printable ASCII only; DER and TLV never do.
+        let isText = !data.isEmpty && data.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        guard isText else { return data }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let bytes = hex(trimmed) { return bytes }
+        if let b64 = Data(base64Encoded: trimmed.filter { !$0.isWhitespace }) { return Array(b64) }
+        throw CommandFailure("\(name): text that is neither PEM, hex nor base64")
+    }
+
+    static func hex(_ text: String) -> [UInt8]? {
+        var digits = Array(text.utf8.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0x3A) })
+        if digits.count >= 2, digits[0] == 0x30, digits[1] | 0x20 == 0x78 { digits.removeFirst(2) }  // 0x prefix
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(digits.count / 2)
+        var i = 0
+        while i < digits.count {
+            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: return c - 0x30
+        case 0x41...0x46: return c - 0x41 + 10
+        case 0x61...0x66: return c - 0x61 + 10
+        default: return nil
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    var hexString: String { map { String($0, radix: 16).leftPadded(2) }.joined() }
+}
