@@ -71,6 +71,29 @@ import Testing
         #expect(try store.nodes().count == 1)
     }
 
+    @Test(arguments: HubStore.beginSessionSteps)
+    func beginningASessionKilledAtAStepLeavesNoLiveSession(step: String) throws {
+        let dir = TemporaryStateDirectory()
+        defer { dir.cleanup() }
+        _ = try HubStore(directory: dir.path)
+        let tool = try StoreToolProcess([dir.path, "hold-session", "--pause-at", step])
+        #expect(tool.waitForLine(startingWith: "PAUSED") == "PAUSED \(step)")
+        // While it is stopped there, it holds the lock.
+        let store = try HubStore(directory: dir.path)
+        do {
+            _ = try store.beginCommissioningSession()
+            Issue.record("began a session while another process held the lock")
+        } catch {
+            guard case .commissioningSessionActive(let pid, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(pid == tool.pid)  // from the row, or from the lock file before the row exists
+        }
+        tool.kill()
+        let session = try store.beginCommissioningSession()
+        #expect(try store.integrityProblems().isEmpty)
+        #expect(try store.commissioningSessions().filter { $0.state.isActive }.map(\.id) == [session.id])
+        try session.finish(.cancelled)
+    }
+
     @Test(arguments: HubStore.fabricCreationSteps)
     func fabricCreationKilledAtAStepLeavesNoFabricOrAWholeOne(step: String) throws {
         let dir = TemporaryStateDirectory()

@@ -91,6 +91,10 @@ extension HubStore {
             guard err == EWOULDBLOCK else { throw .io(operation: "locking", path: commissioningLockPath, errno: err) }
             throw try activeSessionError()
         }
+        // Until our row exists, the PID in the lock file names the holder to other processes.
+        let pid = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
         step("session.locked")
         let startedAt = now
         do throws(StoreError) {
@@ -108,10 +112,6 @@ extension HubStore {
                 }
                 return (db.lastInsertRowID, structureID)
             }
-            // For a holder that is between flock and its row, the PID in the file names it.
-            let pid = Array("\(getpid())\n".utf8)
-            _ = ftruncate(fd, 0)
-            _ = pid.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
             step("session.inserted")
             return CommissioningSession(id: id, structureID: structureID, startedAt: Self.whole(startedAt), store: self, lockFD: lockFile)
         } catch {
@@ -143,9 +143,10 @@ extension HubStore {
         }
     }
 
-    /// The error for a lock held elsewhere: the holder's row, else the PID in the lock file.
+    /// The error for a lock held elsewhere: the holder's live row, else the PID in the lock file.
     private func activeSessionError() throws(StoreError) -> StoreError {
-        if let active = try activeCommissioningSession() {
+        // A row of a dead process is stale (its successor has not replaced it yet).
+        if let active = try activeCommissioningSession(), processIsAlive(active.ownerPID) {
             return .commissioningSessionActive(pid: active.ownerPID, since: active.startedAt)
         }
         let text = String(decoding: (try? SecureFiles.read(commissioningLockPath)) ?? [], as: UTF8.self)
