@@ -32,11 +32,14 @@ struct CircuitMatterCommissioningTests {
         return (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? [:]
     }
 
-    @Test(arguments: ["MT:MNOA55UM00KA0648G00", "34970112332"])
-    func commissionsAndReadsVendorName(_ code: String) async throws {
+    static let discriminator = 3860
+
+    @Test(arguments: ["qr", "manual"])
+    func commissionsAndReadsVendorName(_ kind: String) async throws {
         let lab = try Lab.shared()
-        let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost)
-        defer { device.kill9() }
+        let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost, discriminator: Self.discriminator)
+        defer { device.process.kill9() }
+        let code = kind == "qr" ? device.qr : device.manual
         let state = "\(lab.directory)/hub-\(UInt32.random(in: 0...UInt32.max))"
         let paa = try Self.paaStore(lab)
 
@@ -66,10 +69,10 @@ struct CircuitMatterCommissioningTests {
     /// attestation, the fail-safe is disarmed, and nothing is recorded.
     @Test func testDeviceRefusedWithoutOptIn() async throws {
         let lab = try Lab.shared()
-        let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost)
-        defer { device.kill9() }
+        let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost, discriminator: Self.discriminator)
+        defer { device.process.kill9() }
         let state = "\(lab.directory)/hub-\(UInt32.random(in: 0...UInt32.max))"
-        let (status, out) = try await Self.matterctl(lab, ["commission", "MT:MNOA55UM00KA0648G00", "--state", state,
+        let (status, out) = try await Self.matterctl(lab, ["commission", device.qr, "--state", state,
                                                            "--paa-store", try Self.paaStore(lab), "--json"])
         #expect(status == 1)
         let result = (Self.json(out)["devices"] as? [[String: Any]])?.first
