@@ -48,10 +48,17 @@ let package = Package(
                                "MatterCertificates", "MatterCrypto", "MatterTLV"],
                 swiftSettings: strict),
 
+        // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
+        .target(name: "MatterVirtualDevice",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction"],
+                swiftSettings: strict),
+
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
-                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates"],
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates",
+                                         "MatterVirtualDevice"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -99,6 +106,10 @@ let package = Package(
         .testTarget(name: "InteropTests", dependencies: ["TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
                     dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterVirtualDeviceTests",
+                    dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",
+                                   "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
