@@ -91,7 +91,7 @@ struct DeviceStateStore: Sendable {
             guard FileManager.default.createFile(atPath: tmp, contents: data, attributes: [.posixPermissions: 0o600]) else {
                 throw VirtualDeviceError.state("cannot create \(tmp)")
             }
-            _ = try FileManager.default.replaceItemAt(URL(fileURLWithPath: path), withItemAt: URL(fileURLWithPath: tmp))
+            guard rename(tmp, path) == 0 else { throw VirtualDeviceError.state("cannot rename \(tmp) to \(path): errno \(errno)") }
         } catch let e as VirtualDeviceError {
             throw e
         } catch {
