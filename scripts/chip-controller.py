@@ -9,7 +9,7 @@ Prints one JSON object per step on stdout ({"step": ..., "ok": ..., "ms": ...}) 
 The SDK hard-codes /data/chip_*.ini and /tmp/chip_kvs: run this inside a private mount
 namespace with private folders bound over /data and /tmp (scripts/chip-controller does).
 
-usage: chip-controller.py --storage DIR --paa DIR --code CODE [--second-fabric] [--keep]
+usage: chip-controller.py --storage DIR --paa DIR --code CODE [--second-fabric] [--keep] [--results FILE]
 """
 import argparse
 import asyncio
@@ -19,8 +19,17 @@ import sys
 import time
 
 
+RESULTS = None
+
+
 def emit(**fields):
-    print(json.dumps(fields), flush=True)
+    """One JSON object per line: on stdout, and in --results (the SDK's own logging shares
+    stdout and can split lines, so readers should prefer the file)."""
+    line = json.dumps(fields)
+    print(line, flush=True)
+    if RESULTS:
+        with open(RESULTS, "a") as f:
+            f.write(line + "\n")
 
 
 async def step(name, coro):
@@ -42,7 +51,10 @@ async def main():
     p.add_argument("--node-id", type=int, default=0x1234)
     p.add_argument("--second-fabric", action="store_true")
     p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
+    p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
+    global RESULTS
+    RESULTS = a.results
 
     import chip.CertificateAuthority
     import chip.clusters as Clusters
