@@ -85,12 +85,12 @@ struct CHIPControllerVirtualDeviceTests {
     }
 
     /// Instances still present at the end of `avahi-browse -p` output (resolved, not removed).
-    static func liveInstances(_ browse: String) -> Set<String> {
+    static func liveInstances(_ browse: String, discriminator: Int) -> Set<String> {
         var live: Set<String> = []
         for line in browse.split(separator: "\n") {
             let f = line.split(separator: ";", omittingEmptySubsequences: false).map(String.init)
             guard f.count > 3 else { continue }
-            if f[0] == "=" && line.contains("D=3840") { live.insert(f[3]) }
+            if f[0] == "=" && line.contains("\"D=\(discriminator)\"") { live.insert(f[3]) }
             if f[0] == "-" { live.remove(f[3]) }
         }
         return live
@@ -101,7 +101,8 @@ struct CHIPControllerVirtualDeviceTests {
     @Test func commissionedStateSurvivesARestart() async throws {
         let lab = try Lab.shared()
         let state = "\(lab.directory)/vd-persist-\(UInt32.random(in: 0...UInt32.max))"
-        var (device, qr, _) = try await Self.startDevice(lab, state: state)
+        // Its own discriminator, so stale adverts of devices other tests killed do not interfere.
+        var (device, qr, _) = try await Self.startDevice(lab, ["--discriminator", "3333"], state: state)
         let (status, lines, _) = try await Self.controller(lab, ["--code", qr, "--keep"])
         #expect(status == 0, "\(lines)")
         await device.stop()
@@ -109,11 +110,11 @@ struct CHIPControllerVirtualDeviceTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
         let saved = try String(contentsOfFile: "\(state)/state.json", encoding: .utf8)
         #expect(saved.contains("\"fabrics\":[{"), "no fabric persisted: \(saved.prefix(200))")
-        (device, _, _) = try await Self.startDevice(lab, state: state)
+        (device, _, _) = try await Self.startDevice(lab, ["--discriminator", "3333"], state: state)
         defer { device.kill9() }
         // A restarted commissioned device does not advertise as commissionable.
         let (_, browse) = try await lab.run(on: Self.controllerHost, ["avahi-browse", "-tpr", "_matterc._udp"], timeout: 20)
-        #expect(Self.liveInstances(browse).isEmpty, "commissionable advert after restart: \(browse)")
+        #expect(Self.liveInstances(browse, discriminator: 3333).isEmpty, "commissionable advert after restart: \(browse)")
         let (_, operational) = try await lab.run(on: Self.controllerHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
         #expect(operational.contains("_matter._tcp"), "no operational advert after restart: \(operational)")
     }
