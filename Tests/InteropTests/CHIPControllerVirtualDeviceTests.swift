@@ -15,7 +15,11 @@ struct CHIPControllerVirtualDeviceTests {
     /// Starts `matterctl virtual-device` on h6 and waits for its ready line.
     static func startDevice(_ lab: Lab, _ extra: [String] = [], state: String? = nil) async throws -> (ChildProcess, qr: String, manual: String) {
         let dir = state ?? "\(lab.directory)/vd-\(UInt32.random(in: 0...UInt32.max))"
-        let device = try lab.spawn(on: deviceHost, [Lab.matterctl, "virtual-device", "--state", dir] + extra)
+        // Its own passcode and a short discriminator (8) no other lab test uses: a manual code
+        // carries only the short discriminator, and the lab hosts share one link.
+        let identity = extra.contains("--discriminator") ? [] : ["--discriminator", "2100"]
+        let device = try lab.spawn(on: deviceHost, [Lab.matterctl, "virtual-device", "--state", dir, "--passcode", "24681357"]
+                                   + identity + extra)
         let ready = await device.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") }
         try #require(ready != nil, "the virtual device did not start: \(device.text)")
         let lines = device.text.split(separator: "\n").map(String.init)
