@@ -78,14 +78,40 @@ struct CHIPControllerVirtualDeviceTests {
     }
 
     /// The strict controller notices each deliberate fault and refuses to commission.
-    @Test(arguments: ["invalid-attestation", "cd-vendor-mismatch", "bad-sigma2-signature"])
-    func chipControllerRejectsAFaultyDevice(_ fault: String) async throws {
+    @Test(arguments: [("invalid-attestation", "Failed Device Attestation"), ("cd-vendor-mismatch", "Failed Device Attestation"),
+                      ("bad-sigma2-signature", "Invalid signature")])
+    func chipControllerRejectsAFaultyDevice(_ fault: String, _ expectedError: String) async throws {
         let lab = try Lab.shared()
         let (device, qr, _) = try await Self.startDevice(lab, ["--fault", fault])
         defer { device.kill9() }
         let (status, lines, output) = try await Self.controller(lab, ["--code", qr, "--keep"])
         #expect(status != 0, "the controller accepted a device with fault \(fault): \(lines)")
-        #expect(Self.step(lines, "commission")?["ok"] as? Bool == false, "\(lines)\n\(output.suffix(2000))")
+        let commission = Self.step(lines, "commission")
+        #expect(commission?["ok"] as? Bool == false, "\(lines)\n\(output.suffix(2000))")
+        #expect((commission?["error"] as? String)?.contains(expectedError) == true, "\(lines)")
+    }
+
+    /// The device dies right after AddNOC (fault reboot-mid-commissioning): the staged fabric was
+    /// never committed, so after a restart it is commissionable again and the controller succeeds.
+    @Test func rebootMidCommissioningLeavesTheDeviceCommissionable() async throws {
+        let lab = try Lab.shared()
+        let state = "\(lab.directory)/vd-reboot-\(UInt32.random(in: 0...UInt32.max))"
+        let (first, qr, _) = try await Self.startDevice(lab, ["--fault", "reboot-mid-commissioning"], state: state)
+        defer { first.kill9() }
+        // The controller would wait minutes for the dead device's operational advert: stop it
+        // once the device has exited.
+        let script = Lab.repositoryRoot.appendingPathComponent("scripts/chip-controller").path
+        let controller = try lab.spawn(on: Self.controllerHost, [script, "\(lab.directory)/chip-reboot-\(UInt32.random(in: 0...UInt32.max))",
+                                                                 "--code", qr, "--keep"])
+        #expect(await first.wait(timeout: 30) == 3, "the device did not exit after AddNOC: \(first.text)")
+        await controller.stop()
+        #expect(controller.text.contains("SendNOC"), "the controller never reached AddNOC")
+        let saved = try String(contentsOfFile: "\(state)/state.json", encoding: .utf8)
+        #expect(saved.contains("\"fabrics\":[]"), "a staged fabric was persisted: \(saved.prefix(300))")
+        let (second, _, _) = try await Self.startDevice(lab, state: state)
+        defer { second.kill9() }
+        let (status, lines, output) = try await Self.controller(lab, ["--code", qr])
+        #expect(status == 0, "\(lines)\n\(output.suffix(2000))")
     }
 
     /// Instances still present at the end of `avahi-browse -p` output (resolved, not removed).
