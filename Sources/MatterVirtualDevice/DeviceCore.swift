@@ -27,6 +27,8 @@ struct DeviceHooks: Sendable {
     var nocAdded: @Sendable () async -> Void = {}
     /// The fail-safe expired or was disarmed and rolled back what was staged.
     var rolledBack: @Sendable () async -> Void = {}
+    /// A cluster's attributes changed (its data version moved), for subscriptions.
+    var clusterChanged: @Sendable (EndpointID, ClusterID) async -> Void = { _, _ in }
 }
 
 /// The fail-safe context (Matter Core 11.10.7.2): what AddTrustedRootCertificate, CSRRequest and
@@ -205,6 +207,8 @@ actor DeviceCore: InteractionDevice {
     func bump(_ endpoint: EndpointID, _ cluster: ClusterID) {
         let key = ClusterPathIB(endpoint: endpoint, cluster: cluster)
         versions[key] = (versions[key] ?? UInt32.random(in: 0...UInt32.max)) &+ 1
+        let changed = hooks.clusterChanged
+        Task { await changed(endpoint, cluster) }
     }
 
     func bumpFabricClusters() {

@@ -36,6 +36,7 @@ public actor VirtualDevice {
     private var operationalAdverts: [UInt8: (OperationalAdvert, AvahiAdvertisement)] = [:]
     private let instanceName = (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
     private var started = false
+    private var reportPump: Task<Void, Never>?
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
@@ -131,13 +132,43 @@ public actor VirtualDevice {
             fabricsChanged: { [weak self] records in await self?.fabricsChanged(records) },
             windowChanged: { [weak self] window in await self?.windowChanged(window) },
             attestationChallenge: { id in await manager.secureSession(.secure(localSessionID: id))?.attestationChallenge.bytes },
-            nocAdded: { [weak self] in await self?.nocAdded() }))
+            nocAdded: { [weak self] in await self?.nocAdded() },
+            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
         await manager.start()
         await core.start()
+        reportPump = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                await self?.sendDueReports()
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Sends the subscription reports that are due, each on a new exchange to its subscriber.
+    private func sendDueReports() async {
+        let now = milliseconds()
+        guard let next = await server.nextReportDeadline, next <= now else { return }
+        for report in await server.dueReports(now: now) {
+            guard let id = report.context.sessionID,
+                  let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
+            let server = self.server
+            Task {
+                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
+                await exchange.close()
+            }
+        }
+    }
+
+    private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
+        guard let c = DeviceDataModel.dataModel.cluster(endpoint, cluster) else { return }
+        await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
     }
 
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
+        reportPump?.cancel()
         commissionableAdvert?.withdraw()
         commissionableAdvert = nil
         for (_, a) in operationalAdverts.values { a.withdraw() }
