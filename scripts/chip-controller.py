@@ -89,6 +89,24 @@ async def main():
         if before == after:
             raise RuntimeError("Toggle did not change OnOff")
 
+        # A subscription to OnOff: the device must report the next toggle on its own.
+        sub = await step("subscribe-on-off", ctrl.ReadAttribute(node, [(1, Clusters.OnOff.Attributes.OnOff)],
+                                                                reportInterval=(0, 10)))
+        loop = asyncio.get_running_loop()
+        reported = loop.create_future()
+
+        def on_change(path, transaction):
+            value = transaction.GetAttribute(path)
+            if not reported.done():
+                loop.call_soon_threadsafe(lambda: reported.done() or reported.set_result(value))
+        sub.SetAttributeUpdateCallback(on_change)
+        await ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle())
+        value = await step("subscription-report", asyncio.wait_for(reported, timeout=10))
+        emit(step="reported-on-off", ok=value == before, value=value)
+        sub.Shutdown()
+        if value != before:
+            raise RuntimeError(f"the subscription reported OnOff={value}, expected {before}")
+
         ctrl2 = None
         if a.second_fabric:
             params = await step("open-commissioning-window",

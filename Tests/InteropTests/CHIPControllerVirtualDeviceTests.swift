@@ -58,6 +58,8 @@ struct CHIPControllerVirtualDeviceTests {
         #expect(Self.step(lines, "vendor-name")?["value"] as? String == "MatterHub")
         let onOff = Self.step(lines, "on-off")
         #expect(onOff?["ok"] as? Bool == true && (onOff?["before"] as? Bool) != (onOff?["after"] as? Bool))
+        // The device reported the second toggle to the controller's subscription on its own.
+        #expect(Self.step(lines, "reported-on-off")?["ok"] as? Bool == true)
         #expect(Self.step(lines, "remove-fabric")?["ok"] as? Bool == true)
         #expect(lines.last?["result"] as? String == "ok")
     }
