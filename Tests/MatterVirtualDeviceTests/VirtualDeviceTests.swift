@@ -175,3 +175,25 @@ import Testing
         #expect(!dacKey.isValidSignature(signature, for: response.attestationElements + challenge))
     }
 }
+
+/// The response faults.
+@Suite struct VirtualDeviceFaultTests {
+    @Test func slowResponsesDelayEveryIMReply() async throws {
+        let h = try await DeviceHarness.make(faults: [.slowResponses])
+        defer { Task { await h.shutdown() } }
+        let client = h.client(try await h.pase())
+        let start = ContinuousClock.now
+        #expect(try await client.readAttribute(ConcreteAttributePath(0, .basicInformation, 1)).utf8() == "MatterHub")
+        #expect(ContinuousClock.now - start >= .milliseconds(1900))
+    }
+
+    @Test func cdVendorMismatchNamesAnotherVendor() async throws {
+        let h = try await DeviceHarness.make(faults: [.cdVendorMismatch])
+        defer { Task { await h.shutdown() } }
+        let client = h.client(try await h.pase())
+        let response = try await client.invoke(OC.AttestationRequest(attestationNonce: SecureRandom.bytes(32)), endpoint: 0)
+        let elements = try AttestationElements(tlv: response.attestationElements)
+        let cd = try CertificationDeclaration(cms: elements.certificationDeclaration).elements()
+        #expect(cd.vendorID != 0xFFF1)
+    }
+}
