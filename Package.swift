@@ -58,11 +58,17 @@ let package = Package(
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
                           path: "Tests/StoreTool", swiftSettings: strict),
+        // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
+        .target(name: "MatterVirtualDevice",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction"],
+                swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
-                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome"],
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
+                                         "MatterVirtualDevice"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -116,6 +122,10 @@ let package = Package(
         .testTarget(name: "MatterHomeTests",
                     dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport",
                                    "matterhub-store-tool"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterVirtualDeviceTests",
+                    dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",
+                                   "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench

@@ -31,10 +31,18 @@ public struct IMSessionContext: Hashable, Sendable {
     public var peerNodeID: UInt64?
     /// PASE or CASE.
     public var authMode: Clusters.AccessControl.AuthMode
+    /// The peer's CASE Authenticated Tags (CASE only), for ACL subjects.
+    public var caseAuthenticatedTags: [UInt32]
+    /// Our local ID of the secure session, so a device can find session facts the IM does not
+    /// carry (the attestation challenge, a PASE session bound to a fabric by AddNOC).
+    public var sessionID: UInt16?
 
-    public init(fabricIndex: UInt8? = nil, peerNodeID: UInt64? = nil, authMode: Clusters.AccessControl.AuthMode = .pase) {
+    public init(fabricIndex: UInt8? = nil, peerNodeID: UInt64? = nil, authMode: Clusters.AccessControl.AuthMode = .pase,
+                caseAuthenticatedTags: [UInt32] = [], sessionID: UInt16? = nil) {
         self.fabricIndex = fabricIndex
         self.peerNodeID = peerNodeID
         self.authMode = authMode
+        self.caseAuthenticatedTags = caseAuthenticatedTags
+        self.sessionID = sessionID
     }
 }

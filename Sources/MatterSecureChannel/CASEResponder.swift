@@ -12,6 +12,8 @@ public final class CASEResponder: Sendable {
     private let clock: @Sendable () -> MatterEpochTime?
     private let parameters: SessionParameters
     private let onEstablished: @Sendable (SessionHandle, SessionPeer) async -> Void
+    /// Test hook: sign bytes other than Sigma2's TBS, so initiators can be shown to reject it.
+    private let signsWrongSigma2Bytes = Mutex(false)
 
     /// `clock` gives the current time for certificate validity (nil: unknown, dates unchecked).
     public init(manager: ExchangeManager, fabrics: [FabricCredentials], parameters: SessionParameters = .matterHub,
@@ -22,6 +24,11 @@ public final class CASEResponder: Sendable {
         self.clock = clock
         self.parameters = parameters
         self.onEstablished = onEstablished
+    }
+
+    /// Test hook (fault injection): when on, Sigma2 carries a signature over the wrong bytes.
+    package func setSignsWrongSigma2Bytes(_ on: Bool) {
+        signsWrongSigma2Bytes.withLock { $0 = on }
     }
 
     public func setFabrics(_ list: [FabricCredentials]) {
@@ -102,7 +109,8 @@ public final class CASEResponder: Sendable {
         let resumptionID = SecureRandom.bytes(16)
         let myKey = ephemeral.publicKey.x962Representation
         let tbs2 = SigmaData.tbs(noc: fabric.noc, icac: fabric.icac, senderKey: myKey, receiverKey: sigma1.initiatorEphemeralPublicKey)
-        let signature2 = try CASEInitiator.crypto { try fabric.operationalKey.signature(for: tbs2).rawRepresentation }
+        let signed2 = signsWrongSigma2Bytes.withLock { $0 } ? tbs2 + [0] : tbs2
+        let signature2 = try CASEInitiator.crypto { try fabric.operationalKey.signature(for: signed2).rawRepresentation }
         let s2k = try CASEInitiator.crypto { try CASEKeys.sigma2Key(sharedSecret: shared, ipk: fabric.ipk, responderRandom: random,
                                                                     responderEphemeralKey: myKey, sigma1: first.payload) }
         let encrypted2 = try CASEInitiator.crypto {

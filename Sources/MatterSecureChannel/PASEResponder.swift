@@ -22,7 +22,8 @@ public final class PASEResponder: Sendable {
     /// How a handshake ended, for the device's commissioning-window logic.
     public enum Outcome: Sendable {
         case established(SessionHandle)
-        /// The initiator's confirmation did not verify (a wrong passcode).
+        /// A wrong passcode: the initiator's confirmation did not verify, or the initiator
+        /// reported that ours did not.
         case failedAttempt
         case abandoned(SecureChannelError)
     }
@@ -97,7 +98,14 @@ public final class PASEResponder: Sendable {
         }
         try await PASE.send(.pake2, PAKEMessage.pake2(Y: Y, cB: result.cB), step: "PASE Pake2", on: exchange)
 
-        let pake3 = try await PASE.expect(.pake3, step: "PASE Pake3", on: exchange, timeout: .seconds(30))
+        let pake3: ReceivedMessage
+        do {
+            pake3 = try await PASE.expect(.pake3, step: "PASE Pake3", on: exchange, timeout: .seconds(30))
+        } catch .peerReportedFailure {
+            // The initiator's check of our cB failed: it holds another passcode. That counts as a
+            // failed attempt just like a wrong cA (Matter Core 5.4.2.7).
+            return .failedAttempt
+        }
         let cA = try PAKEMessage.decode(pake3.payload, name: "Pake3", lengths: [32])[0]
         guard result.isValidProverConfirmation(cA) else {
             try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))

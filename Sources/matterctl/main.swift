@@ -15,6 +15,7 @@ enum Matterctl {
         DiscoverCommand.self,
         CertCommand.self,
         AttestationCommand.self,
+        VirtualDeviceCommand.self,
     ]
 
     static var help: String {

@@ -7,6 +7,8 @@ public struct OutgoingSubscriptionReport: Hashable, Sendable {
     public var chunks: [ReportDataMessage]
     /// The changed paths it carries (empty for a keep-alive).
     public var paths: Set<ConcreteAttributePath>
+    /// The session facts of the subscriber (its session ID tells the driver where to send).
+    public var context: IMSessionContext = IMSessionContext()
 }
 
 /// The server side of the Interaction Model: dispatches requests to an `InteractionDevice`
@@ -198,7 +200,8 @@ public actor InteractionServer {
                                          context: s.context, only: paths)
             let chunker = ReportChunker(maxPayloadSize: maxPayloadSize, subscriptionID: id, suppressResponseOnLast: false)
             do {
-                out.append(OutgoingSubscriptionReport(subscriptionID: id, chunks: try chunker.chunk(reports), paths: paths))
+                out.append(OutgoingSubscriptionReport(subscriptionID: id, chunks: try chunker.chunk(reports), paths: paths,
+                                                      context: s.context))
             } catch {
                 // A value that cannot fit any message ends the subscription rather than looping.
                 dropSubscription(id)

@@ -1,0 +1,518 @@
+import Foundation
+import MatterCertificates
+import MatterCrypto
+import MatterInteraction
+import MatterSecureChannel
+import MatterTLV
+
+/// An open commissioning window: the verifier PASE answers with and the discriminator advertised.
+struct CommissioningWindow: Sendable {
+    enum Kind: Sendable { case basic, enhanced }
+    var kind: Kind
+    var verifier: PASEVerifier
+    var salt: [UInt8]
+    var iterations: UInt32
+    var discriminator: UInt16
+}
+
+/// What the device core tells its I/O shell (the `VirtualDevice` actor).
+struct DeviceHooks: Sendable {
+    /// The fabrics CASE should answer for (committed and staged) changed.
+    var fabricsChanged: @Sendable ([FabricRecord]) async -> Void = { _ in }
+    /// A window opened (non-nil) or closed (nil).
+    var windowChanged: @Sendable (CommissioningWindow?) async -> Void = { _ in }
+    /// The attestation challenge of a secure session, by our local session ID.
+    var attestationChallenge: @Sendable (UInt16) async -> [UInt8]? = { _ in nil }
+    /// AddNOC succeeded (its response is about to be sent).
+    var nocAdded: @Sendable () async -> Void = {}
+    /// The fail-safe expired or was disarmed and rolled back what was staged.
+    var rolledBack: @Sendable () async -> Void = {}
+    /// A cluster's attributes changed (its data version moved), for subscriptions.
+    var clusterChanged: @Sendable (EndpointID, ClusterID) async -> Void = { _, _ in }
+}
+
+/// The fail-safe context (Matter Core 11.10.7.2): what AddTrustedRootCertificate, CSRRequest and
+/// AddNOC staged since arming, rolled back on expiry or ArmFailSafe(0).
+struct FailSafe: Sendable {
+    var generation: UInt64
+    /// The fabric that armed it (nil: a PASE session not yet bound to a fabric).
+    var armingFabric: UInt8?
+    var pendingRoot: [UInt8]?
+    var pendingKey: P256PrivateKey?
+    var addedFabric: UInt8?
+    var firstArmed: ContinuousClock.Instant
+    var timer: Task<Void, Never>?
+}
+
+/// The device's data model and commissioning logic, free of sockets: an `InteractionDevice`
+/// the `InteractionServer` calls, with hooks out to the I/O shell.
+actor DeviceCore: InteractionDevice {
+    let vendorID: UInt16
+    let productID: UInt16
+    nonisolated let kind: VirtualDeviceConfiguration.Kind
+    let faults: Set<VirtualDeviceFault>
+    let credentials: DeviceCredentials
+    let basicWindow: CommissioningWindow
+    private let store: DeviceStateStore?
+    private var hooks: DeviceHooks
+
+    private(set) var state: DeviceState
+    private(set) var window: CommissioningWindow?
+    private var windowTimer: Task<Void, Never>?
+    private var windowAdmin: (fabric: UInt8, vendor: UInt16)?
+    private(set) var failSafe: FailSafe?
+    private var failSafeGeneration: UInt64 = 0
+    /// PASE sessions bound to the fabric their AddNOC created.
+    private var paseBindings: [UInt16: UInt8] = [:]
+    private var breadcrumb: UInt64 = 0
+    private var versions: [ClusterPathIB: UInt32] = [:]
+    private(set) var failedPASEAttempts = 0
+
+    /// Failed PASE attempts after which the window closes (Matter Core 5.4.2.7).
+    static let maxFailedPASEAttempts = 20
+    static let supportedFabrics = 5
+    static let failSafeExpiryLengthSeconds: UInt16 = 60
+    static let maxCumulativeFailsafeSeconds: UInt16 = 900
+
+    init(configuration c: VirtualDeviceConfiguration, credentials: DeviceCredentials, basicWindow: CommissioningWindow,
+         store: DeviceStateStore?, state: DeviceState) {
+        vendorID = c.vendorID
+        productID = c.productID
+        kind = c.kind
+        faults = c.faults
+        self.credentials = credentials
+        self.basicWindow = basicWindow
+        self.store = store
+        self.state = state
+        hooks = DeviceHooks()
+    }
+
+    func setHooks(_ hooks: DeviceHooks) { self.hooks = hooks }
+
+    /// Publishes the stored fabrics and, when there are none, opens the basic window.
+    func start() async {
+        await hooks.fabricsChanged(state.fabrics)
+        if state.fabrics.isEmpty { await openWindow(basicWindow, timeout: nil) }
+    }
+
+    var isCommissioned: Bool { !committedFabrics.isEmpty }
+    /// Fabrics outside any fail-safe: what is persisted.
+    var committedFabrics: [FabricRecord] { state.fabrics.filter { $0.index != failSafe?.addedFabric } }
+
+    // MARK: Sessions
+
+    /// A PASE session was established: the fail-safe arms for 60 s if it is not armed already.
+    func paseEstablished() async {
+        if failSafe == nil { arm(seconds: Self.failSafeExpiryLengthSeconds, fabric: nil) }
+    }
+
+    /// A PASE attempt failed its confirmation; the 20th closes the window.
+    func paseFailed() async {
+        failedPASEAttempts += 1
+        if failedPASEAttempts >= Self.maxFailedPASEAttempts { await closeWindow() }
+    }
+
+    /// The fabric a session acts for: its CASE fabric, or the fabric its PASE session's AddNOC made.
+    func accessingFabric(_ c: IMSessionContext) -> UInt8? {
+        c.fabricIndex ?? c.sessionID.flatMap { paseBindings[$0] }
+    }
+
+    // MARK: Windows
+
+    func openWindow(_ w: CommissioningWindow, timeout: UInt16?, admin: (fabric: UInt8, vendor: UInt16)? = nil) async {
+        window = w
+        windowAdmin = admin
+        failedPASEAttempts = 0
+        windowTimer?.cancel()
+        if let timeout {
+            windowTimer = Task { [weak self] in
+                try? await Task.sleep(for: .seconds(Int(timeout)))
+                if !Task.isCancelled { await self?.closeWindow() }
+            }
+        }
+        bump(0, .administratorCommissioning)
+        await hooks.windowChanged(w)
+    }
+
+    func closeWindow() async {
+        windowTimer?.cancel()
+        windowTimer = nil
+        guard window != nil else { return }
+        window = nil
+        windowAdmin = nil
+        bump(0, .administratorCommissioning)
+        await hooks.windowChanged(nil)
+    }
+
+    // MARK: Fail-safe
+
+    func arm(seconds: UInt16, fabric: UInt8?) {
+        failSafeGeneration += 1
+        let generation = failSafeGeneration
+        var fs = failSafe ?? FailSafe(generation: generation, armingFabric: fabric, firstArmed: .now)
+        fs.generation = generation
+        fs.timer?.cancel()
+        // The fail-safe never outlasts MaxCumulativeFailsafeSeconds from its first arming.
+        let left = Double(Self.maxCumulativeFailsafeSeconds) - (ContinuousClock.now - fs.firstArmed).seconds
+        let duration = max(0, min(Double(seconds), left))
+        fs.timer = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
+            if !Task.isCancelled { await self?.failSafeExpired(generation) }
+        }
+        failSafe = fs
+    }
+
+    private func failSafeExpired(_ generation: UInt64) async {
+        guard failSafe?.generation == generation else { return }
+        await rollBack()
+    }
+
+    /// Undoes what the fail-safe staged and disarms it (Matter Core 11.10.7.2.2).
+    func rollBack() async {
+        guard let fs = failSafe else { return }
+        fs.timer?.cancel()
+        failSafe = nil
+        breadcrumb = 0
+        if let added = fs.addedFabric {
+            state.fabrics.removeAll { $0.index == added }
+            state.acl.removeAll { $0.fabricIndex == added }
+            paseBindings = paseBindings.filter { $0.value != added }
+            bumpFabricClusters()
+            await hooks.fabricsChanged(state.fabrics)
+        }
+        await hooks.rolledBack()
+        // A device left without fabrics is commissionable again.
+        if state.fabrics.isEmpty && window == nil { await openWindow(basicWindow, timeout: nil) }
+    }
+
+    /// Makes the fail-safe's changes permanent (CommissioningComplete).
+    func commit() async {
+        failSafe?.timer?.cancel()
+        failSafe = nil
+        breadcrumb = 0
+        persist()
+        await closeWindow()
+    }
+
+    // MARK: State
+
+    func persist() {
+        guard let store else { return }
+        var s = state
+        s.fabrics = committedFabrics
+        s.acl = state.acl.filter { r in s.fabrics.contains { $0.index == r.fabricIndex } }
+        try? store.save(s)
+    }
+
+    func bump(_ endpoint: EndpointID, _ cluster: ClusterID) {
+        let key = ClusterPathIB(endpoint: endpoint, cluster: cluster)
+        versions[key] = (versions[key] ?? UInt32.random(in: 0...UInt32.max)) &+ 1
+        let changed = hooks.clusterChanged
+        Task { await changed(endpoint, cluster) }
+    }
+
+    func bumpFabricClusters() {
+        bump(0, .operationalCredentials)
+        bump(0, .accessControl)
+    }
+
+    func dataVersion(_ endpoint: EndpointID, _ cluster: ClusterID) async -> UInt32? {
+        let key = ClusterPathIB(endpoint: endpoint, cluster: cluster)
+        if let v = versions[key] { return v }
+        let v = UInt32.random(in: 0...UInt32.max)
+        versions[key] = v
+        return v
+    }
+
+    func deviceTypes(_ endpoint: EndpointID) -> [UInt32] {
+        endpoint == 0 ? [DeviceDataModel.rootDeviceType] : [kind.deviceType]
+    }
+
+    func allows(_ p: Clusters.AccessControl.Privilege, _ endpoint: EndpointID, _ cluster: ClusterID, _ c: IMSessionContext) -> Bool {
+        AccessControl.allows(p, endpoint: endpoint, cluster: cluster, deviceTypes: deviceTypes(endpoint), context: c, acl: state.acl)
+    }
+
+    // MARK: Mutations the command handlers use
+
+    func setBreadcrumb(_ v: UInt64) {
+        breadcrumb = v
+        bump(0, .generalCommissioning)
+    }
+
+    func setRegulatory(_ config: UInt8, _ country: String) {
+        state.regulatoryConfig = config
+        state.location = country
+        bump(0, .generalCommissioning)
+    }
+
+    func setPendingKey(_ key: P256PrivateKey) { failSafe?.pendingKey = key }
+    func setPendingRoot(_ root: [UInt8]) { failSafe?.pendingRoot = root }
+
+    func updateFabric(at i: Int, _ change: (inout FabricRecord) -> Void) {
+        change(&state.fabrics[i])
+        bump(0, .operationalCredentials)
+        persist()
+    }
+
+    func freeFabricIndex() -> UInt8? {
+        let used = Set(state.fabrics.map(\.index))
+        for step in 0..<254 {
+            let candidate = UInt8((Int(state.nextFabricIndex) - 1 + step) % 254 + 1)
+            if !used.contains(candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Adds a fabric inside the fail-safe: not persisted until CommissioningComplete.
+    func addStagedFabric(_ record: FabricRecord, admin: ACLRecord, session: UInt16?) {
+        state.fabrics.append(record)
+        state.acl.append(admin)
+        state.nextFabricIndex = record.index == 254 ? 1 : record.index + 1
+        failSafe?.addedFabric = record.index
+        if failSafe?.armingFabric == nil { failSafe?.armingFabric = record.index }
+        if let session { paseBindings[session] = record.index }
+        bumpFabricClusters()
+    }
+
+    /// RemoveFabric: the fabric, its ACL entries and its adverts go; with none left the device
+    /// becomes commissionable again.
+    func removeFabric(_ index: UInt8) async {
+        if failSafe?.addedFabric == index {
+            await rollBack()
+            return
+        }
+        state.fabrics.removeAll { $0.index == index }
+        state.acl.removeAll { $0.fabricIndex == index }
+        paseBindings = paseBindings.filter { $0.value != index }
+        bumpFabricClusters()
+        persist()
+        await hooks.fabricsChanged(state.fabrics)
+        if state.fabrics.isEmpty && window == nil { await openWindow(basicWindow, timeout: nil) }
+    }
+
+    func fabricsChangedHook() async { await hooks.fabricsChanged(state.fabrics) }
+    func nocAddedHook() async { await hooks.nocAdded() }
+    func hooksChallenge(_ session: UInt16) async -> [UInt8]? { await hooks.attestationChallenge(session) }
+
+    // MARK: InteractionDevice
+
+    func readAttribute(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
+        guard allows(AccessControl.readPrivilege(path.cluster, path.attribute), path.endpoint, path.cluster, context) else {
+            throw .unsupportedAccess
+        }
+        if let g = globalAttribute(path) { return g }
+        guard let v = attributeValue(path, fabricFiltered: fabricFiltered, context: context) else { throw .unsupportedAttribute }
+        return v
+    }
+
+    func writeAttribute(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) async throws(IMStatus) {
+        guard allows(AccessControl.writePrivilege(path.cluster, path.attribute), path.endpoint, path.cluster, context) else {
+            throw .unsupportedAccess
+        }
+        try write(path, value: value, listIndex: listIndex, context: context)
+        bump(path.endpoint, path.cluster)
+        persist()
+    }
+
+    func invokeCommand(_ path: CommandPathIB, fields: TLVElement?, context: IMSessionContext) async -> CommandOutcome {
+        let endpoint = path.endpoint ?? 0
+        guard allows(AccessControl.invokePrivilege(path.cluster), endpoint, path.cluster, context) else {
+            return .status(StatusIB(.unsupportedAccess))
+        }
+        switch path.cluster {
+        case .onOff: return onOff(path.command, endpoint: endpoint)
+        case .generalCommissioning: return await generalCommissioning(path.command, fields, context)
+        case .operationalCredentials: return await operationalCredentials(path.command, fields, context)
+        case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
+        default: return .status(StatusIB(.unsupportedCommand))
+        }
+    }
+
+    private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
+        switch command {
+        case Clusters.OnOff.Command.off: state.onOff = false
+        case Clusters.OnOff.Command.on: state.onOff = true
+        case Clusters.OnOff.Command.toggle: state.onOff.toggle()
+        default: return .status(StatusIB(.unsupportedCommand))
+        }
+        bump(endpoint, .onOff)
+        persist()
+        return .status(.success)
+    }
+
+    // MARK: Attribute values
+
+    private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
+        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster) else { return nil }
+        func ids(_ xs: [UInt32]) -> TLVElement { .array(xs.sorted().map { .unsigned($0) }) }
+        switch path.attribute {
+        case .clusterRevision: return .unsigned(spec.revision)
+        case .featureMap: return .unsigned(spec.featureMap)
+        case .attributeList: return ids(spec.attributes + DeviceDataModel.globals.map(\.rawValue))
+        case .acceptedCommandList: return ids(spec.accepted)
+        case .generatedCommandList: return ids(spec.generated)
+        case .eventList: return ids([])
+        default: return nil
+        }
+    }
+
+    private func attributeValue(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) -> TLVElement? {
+        let a = path.attribute.rawValue
+        let fabric = accessingFabric(context)
+        switch path.cluster {
+        case .descriptor:
+            switch a {
+            case 0: return .array(deviceTypes(path.endpoint).map {
+                .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
+            })
+            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint).map { .unsigned($0.id.rawValue) })
+            case 2: return .array([])
+            case 3: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
+            default: return nil
+            }
+        case .onOff:
+            return a == 0 ? .bool(state.onOff) : nil
+        case .accessControl:
+            switch a {
+            case 0:
+                let visible = state.acl.filter { !fabricFiltered || $0.fabricIndex == fabric }
+                return .array(visible.map { $0.entry.element(tag: .anonymous) })
+            case 2: return .unsigned(UInt16(4))
+            case 3: return .unsigned(UInt16(3))
+            case 4: return .unsigned(UInt16(4))
+            default: return nil
+            }
+        case .basicInformation: return basicInformation(a)
+        case .generalCommissioning:
+            switch a {
+            case 0: return .unsigned(breadcrumb)
+            case 1: return .structure([.unsigned(.context(0), Self.failSafeExpiryLengthSeconds),
+                                       .unsigned(.context(1), Self.maxCumulativeFailsafeSeconds)])
+            case 2: return .unsigned(state.regulatoryConfig)
+            case 3: return .unsigned(Clusters.GeneralCommissioning.RegulatoryLocationType.indoorOutdoor.rawValue)
+            case 4: return .bool(true)
+            default: return nil
+            }
+        case .networkCommissioning:
+            switch a {
+            case 0: return .unsigned(UInt8(1))
+            case 1: return .array([.structure([.bytes(.context(0), Array("eth0".utf8)), .bool(.context(1), true)])])
+            case 4: return .bool(true)
+            case 5, 6, 7: return .null(.anonymous)
+            default: return nil
+            }
+        case .administratorCommissioning:
+            switch a {
+            case 0:
+                let status: Clusters.AdministratorCommissioning.WindowStatus =
+                    window == nil ? .windowNotOpen : window?.kind == .basic ? .basicWindowOpen : .enhancedWindowOpen
+                return .unsigned(status.rawValue)
+            case 1: return windowAdmin.map { .unsigned($0.fabric) } ?? .null(.anonymous)
+            case 2: return windowAdmin.map { .unsigned($0.vendor) } ?? .null(.anonymous)
+            default: return nil
+            }
+        case .operationalCredentials:
+            let fabrics = state.fabrics.filter { !fabricFiltered || $0.index == fabric }
+            switch a {
+            case 0:
+                // NOCs are fabric-sensitive: only the accessing fabric's are ever shown.
+                return .array(state.fabrics.filter { $0.index == fabric }.map { f in
+                    .structure([.bytes(.context(1), f.noc), f.icac.map { .bytes(.context(2), $0) } ?? .null(.context(2)),
+                                .unsigned(.context(0xFE), f.index)])
+                })
+            case 1:
+                return .array(fabrics.map { f in
+                    .structure([.bytes(.context(1), f.rootPublicKey), .unsigned(.context(2), f.vendorID),
+                                .unsigned(.context(3), f.fabricID), .unsigned(.context(4), f.nodeID),
+                                .utf8(.context(5), f.label), .unsigned(.context(0xFE), f.index)])
+                })
+            case 2: return .unsigned(UInt8(Self.supportedFabrics))
+            case 3: return .unsigned(UInt8(committedFabrics.count))
+            case 4:
+                var roots = state.fabrics.map(\.rcac)
+                if let pending = failSafe?.pendingRoot, !roots.contains(pending) { roots.append(pending) }
+                return .array(roots.map { .bytes($0) })
+            case 5: return .unsigned(fabric ?? 0)
+            default: return nil
+            }
+        default: return nil
+        }
+    }
+
+    private func basicInformation(_ a: UInt32) -> TLVElement? {
+        switch a {
+        case 0: return .unsigned(UInt16(17))
+        case 1: return .utf8("MatterHub")
+        case 2: return .unsigned(vendorID)
+        case 3: return .utf8(kind == .light ? "MatterHub Virtual Light" : "MatterHub Virtual Plug")
+        case 4: return .unsigned(productID)
+        case 5: return .utf8(state.nodeLabel)
+        case 6: return .utf8(state.location)
+        case 7: return .unsigned(UInt16(1))
+        case 8: return .utf8("1.0")
+        case 9: return .unsigned(UInt32(1))
+        case 0x0A: return .utf8("1.0.0")
+        case 0x0F: return .utf8("MH-VD-\(String(vendorID, radix: 16, uppercase: true))-\(String(productID, radix: 16, uppercase: true))")
+        case 0x12: return .utf8("matterhub-virtual-device")
+        case 0x13: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
+        case 0x15: return .unsigned(UInt32(0x0103_0000))
+        case 0x16: return .unsigned(UInt16(1))
+        default: return nil
+        }
+    }
+
+    // MARK: Writes
+
+    private func write(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
+        switch (path.cluster, path.attribute.rawValue) {
+        case (.basicInformation, 5):
+            guard case .utf8(let s) = value.value else { throw .invalidDataType }
+            guard s.utf8.count <= 32 else { throw .constraintError }
+            state.nodeLabel = s
+        case (.basicInformation, 6):
+            guard case .utf8(let s) = value.value else { throw .invalidDataType }
+            guard s.utf8.count == 2 else { throw .constraintError }
+            state.location = s
+        case (.generalCommissioning, 0):
+            guard let v = try? value.unsigned(as: UInt64.self) else { throw .invalidDataType }
+            breadcrumb = v
+        case (.accessControl, 0):
+            try writeACL(value, listIndex: listIndex, context: context)
+        default:
+            throw .unsupportedWrite
+        }
+    }
+
+    /// Replaces the accessing fabric's ACL entries (or appends one), checking each entry.
+    private func writeACL(_ value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
+        guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
+        func decode(_ e: TLVElement) throws(IMStatus) -> ACLRecord {
+            guard let entry = try? Clusters.AccessControl.Entry(element: e) else { throw .invalidDataType }
+            guard (1...5).contains(entry.privilege.rawValue),
+                  entry.authMode == .case || entry.authMode == .group,
+                  !(entry.authMode == .group && entry.privilege == .administer),
+                  (entry.subjects?.count ?? 0) <= 4, (entry.targets?.count ?? 0) <= 3,
+                  entry.targets?.allSatisfy({ t in
+                      (t.cluster != nil || t.endpoint != nil || t.deviceType != nil) && !(t.endpoint != nil && t.deviceType != nil)
+                  }) ?? true else { throw .constraintError }
+            return ACLRecord(entry, fabricIndex: fabric)
+        }
+        var mine: [ACLRecord]
+        switch listIndex {
+        case nil:
+            guard case .container(.array, let items) = value.value else { throw .invalidDataType }
+            mine = []
+            for item in items { mine.append(try decode(item)) }
+        case .append:
+            mine = state.acl.filter { $0.fabricIndex == fabric } + [try decode(value)]
+        case .index:
+            throw .invalidAction
+        }
+        guard mine.count <= 4 else { throw .resourceExhausted }
+        state.acl = state.acl.filter { $0.fabricIndex != fabric } + mine
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import MatterInteraction
+
+/// One fabric the device belongs to, as persisted.
+struct FabricRecord: Codable, Sendable, Hashable {
+    var index: UInt8
+    var rcac: [UInt8]
+    var icac: [UInt8]?
+    var noc: [UInt8]
+    /// The operational private key (32 bytes); the state file is mode 0600.
+    var operationalKey: [UInt8]
+    /// The IPK epoch key from AddNOC.
+    var ipkEpochKey: [UInt8]
+    var vendorID: UInt16
+    var label: String
+    // Derived, kept for attributes and adverts.
+    var rootPublicKey: [UInt8]
+    var fabricID: UInt64
+    var nodeID: UInt64
+    var compressedFabricID: UInt64
+}
+
+/// One access control entry, as persisted.
+struct ACLRecord: Codable, Sendable, Hashable {
+    var fabricIndex: UInt8
+    var privilege: UInt8
+    var authMode: UInt8
+    var subjects: [UInt64]?
+    var targets: [Target]?
+
+    struct Target: Codable, Sendable, Hashable {
+        var cluster: UInt32?
+        var endpoint: UInt16?
+        var deviceType: UInt32?
+    }
+
+    init(_ e: Clusters.AccessControl.Entry, fabricIndex: UInt8) {
+        self.fabricIndex = fabricIndex
+        privilege = e.privilege.rawValue
+        authMode = e.authMode.rawValue
+        subjects = e.subjects
+        targets = e.targets?.map { Target(cluster: $0.cluster?.rawValue, endpoint: $0.endpoint?.rawValue, deviceType: $0.deviceType) }
+    }
+
+    var entry: Clusters.AccessControl.Entry {
+        Clusters.AccessControl.Entry(
+            privilege: .init(rawValue: privilege), authMode: .init(rawValue: authMode), subjects: subjects,
+            targets: targets?.map { .init(cluster: $0.cluster.map { ClusterID($0) }, endpoint: $0.endpoint.map { EndpointID($0) },
+                                          deviceType: $0.deviceType) },
+            fabricIndex: fabricIndex)
+    }
+}
+
+/// Everything the device keeps across restarts.
+struct DeviceState: Codable, Sendable, Hashable {
+    var fabrics: [FabricRecord] = []
+    var acl: [ACLRecord] = []
+    var nodeLabel: String = ""
+    var onOff: Bool = false
+    var regulatoryConfig: UInt8 = 0
+    var location: String = "XX"
+    /// Counts starts; also the SoftwareVersion-independent reboot counter.
+    var bootCount: UInt32 = 0
+    /// The next fabric index to try (indexes are not reused right away).
+    var nextFabricIndex: UInt8 = 1
+}
+
+/// Reads and writes `state.json` in the state folder: written to a temporary file with mode
+/// 0600 and renamed, so a crash leaves either the old or the new state.
+struct DeviceStateStore: Sendable {
+    let directory: String
+    var path: String { directory + "/state.json" }
+
+    func load() throws(VirtualDeviceError) -> DeviceState {
+        guard FileManager.default.fileExists(atPath: path) else { return DeviceState() }
+        do {
+            return try JSONDecoder().decode(DeviceState.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw .state("cannot read \(path): \(error)")
+        }
+    }
+
+    func save(_ state: DeviceState) throws(VirtualDeviceError) {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(state)
+            let tmp = path + ".tmp"
+            guard FileManager.default.createFile(atPath: tmp, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw VirtualDeviceError.state("cannot create \(tmp)")
+            }
+            guard rename(tmp, path) == 0 else { throw VirtualDeviceError.state("cannot rename \(tmp) to \(path): errno \(errno)") }
+        } catch let e as VirtualDeviceError {
+            throw e
+        } catch {
+            throw .state("cannot write \(path): \(error)")
+        }
+    }
+}

@@ -1,0 +1,305 @@
+import Foundation
+import MatterCertificates
+import MatterCrypto
+import MatterDiscovery
+import MatterInteraction
+import MatterMessaging
+import MatterSecureChannel
+import MatterSetupPayload
+
+/// A strict Matter commissionee on one UDP port: PASE and CASE responders, the Interaction Model
+/// over the device's clusters (root node on endpoint 0, an on/off light or plug on endpoint 1),
+/// a fail-safe that rolls back, access control on every CASE request, DNS-SD adverts through
+/// avahi, and state that survives restarts.
+///
+/// ```swift
+/// let device = try await VirtualDevice(configuration: .init(passcode: 20202021, discriminator: 3840))
+/// print(device.qrCode, device.manualCode)
+/// try await device.start()
+/// ```
+public actor VirtualDevice {
+    /// The QR code (`MT:...`) of the basic commissioning window.
+    public nonisolated let qrCode: String
+    /// The 11-digit manual pairing code of the basic commissioning window.
+    public nonisolated let manualCode: String
+    public nonisolated let vendorID: UInt16
+    public nonisolated let productID: UInt16
+    nonisolated let faults: Set<VirtualDeviceFault>
+    nonisolated let advertises: Bool
+    nonisolated let manager: ExchangeManager
+    nonisolated let core: DeviceCore
+    nonisolated let server: InteractionServer
+    private let clockStart = ContinuousClock.now
+    private var pase: PASEResponder?
+    private var caseResponder: CASEResponder?
+    private var commissionableAdvert: AvahiAdvertisement?
+    private var operationalAdverts: [UInt8: (OperationalAdvert, AvahiAdvertisement)] = [:]
+    private let instanceName = (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
+    private var started = false
+    private var reportPump: Task<Void, Never>?
+
+    /// Opens the UDP port and prepares everything; nothing answers until `start()`.
+    public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
+        let transport: UDPTransport
+        do { transport = try UDPTransport(port: configuration.port, netnsPath: configuration.netnsPath) } catch {
+            throw VirtualDeviceError("transport", "cannot open UDP port \(configuration.port): \(error)")
+        }
+        try await self.init(configuration: configuration, transport: transport)
+    }
+
+    /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint).
+    package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport) async throws(VirtualDeviceError) {
+        guard Passcode.isValid(c.passcode) else { throw .configuration("passcode \(c.passcode) is not allowed") }
+        guard c.discriminator <= 0xFFF else { throw .configuration("discriminator \(c.discriminator) exceeds 4095") }
+        guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
+        let payload = SetupPayload(kind: .qrCode, vendorID: c.vendorID, productID: c.productID, commissioningFlow: .standard,
+                                   discoveryCapabilities: .onNetwork, discriminator: .long(c.discriminator), passcode: c.passcode)
+        var manual = payload
+        manual.kind = .manualCode
+        manual.discoveryCapabilities = nil
+        do {
+            qrCode = try QRCode.encode([payload])
+            manualCode = try ManualPairingCode.encode(manual)
+        } catch {
+            throw .configuration("cannot form the setup codes: \(error)")
+        }
+        // The verifier is computed once; the passcode is not kept.
+        let salt = SecureRandom.bytes(32)
+        let verifier: PASEVerifier
+        do { verifier = try PASEVerifier(passcode: c.passcode, salt: salt, iterations: c.pbkdfIterations) } catch {
+            throw .configuration("cannot derive the PASE verifier: \(error)")
+        }
+        let basic = CommissioningWindow(kind: .basic, verifier: verifier, salt: salt, iterations: UInt32(c.pbkdfIterations),
+                                        discriminator: c.discriminator)
+        let credentials = try DeviceCredentials(vendorID: c.vendorID, productID: c.productID, deviceType: c.kind.deviceType,
+                                                cdVendorID: c.faults.contains(.cdVendorMismatch) ? 0xFFF2 : c.vendorID)
+        let store = c.stateDirectory.map { DeviceStateStore(directory: $0) }
+        var state = try store?.load() ?? DeviceState()
+        state.bootCount &+= 1
+        try store?.save(state)
+        vendorID = c.vendorID
+        productID = c.productID
+        faults = c.faults
+        advertises = c.advertises
+        manager = ExchangeManager(transport: transport)
+        core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state)
+        server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1)
+    }
+
+    /// The UDP port the device listens on.
+    public var port: UInt16 { get async { await manager.localPort } }
+
+    /// Whether at least one fabric is committed.
+    public var isCommissioned: Bool { get async { await core.isCommissioned } }
+
+    /// The indexes of the device's fabrics (committed and staged).
+    public var fabricIndexes: [UInt8] { get async { await core.state.fabrics.map(\.index) } }
+
+    /// Whether a commissioning window is open.
+    public var isCommissioningWindowOpen: Bool { get async { await core.window != nil } }
+
+    /// Whether the fail-safe is armed.
+    public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }
+
+    /// Starts answering: PASE, CASE, the Interaction Model, and the adverts.
+    public func start() async {
+        guard !started else { return }
+        started = true
+        let core = self.core
+        let pase = await PASEResponder(manager: manager, configuration: nil) { outcome in
+            switch outcome {
+            case .established: await core.paseEstablished()
+            case .failedAttempt: await core.paseFailed()
+            case .abandoned: break
+            }
+        }
+        let caseResponder = CASEResponder(manager: manager, fabrics: [])
+        if faults.contains(.badSigma2Signature) { caseResponder.setSignsWrongSigma2Bytes(true) }
+        self.pase = pase
+        self.caseResponder = caseResponder
+        await manager.setHandler(for: .secureChannel) { exchange, first in
+            switch first.opcode {
+            case SecureChannelOpcode.pbkdfParamRequest.rawValue: await pase.handle(exchange, first: first)
+            case SecureChannelOpcode.sigma1.rawValue: await caseResponder.handle(exchange, first: first)
+            default: await exchange.close()
+            }
+        }
+        await manager.setHandler(for: .interactionModel) { [weak self] exchange, first in
+            await self?.serveInteraction(exchange, first: first)
+        }
+        let manager = self.manager
+        await core.setHooks(DeviceHooks(
+            fabricsChanged: { [weak self] records in await self?.fabricsChanged(records) },
+            windowChanged: { [weak self] window in await self?.windowChanged(window) },
+            attestationChallenge: { id in await manager.secureSession(.secure(localSessionID: id))?.attestationChallenge.bytes },
+            nocAdded: { [weak self] in await self?.nocAdded() },
+            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
+        await manager.start()
+        await core.start()
+        reportPump = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(50))
+                await self?.sendDueReports()
+            }
+        }
+    }
+
+    // MARK: Subscriptions
+
+    /// Sends the subscription reports that are due, each on a new exchange to its subscriber.
+    private func sendDueReports() async {
+        let now = milliseconds()
+        guard let next = await server.nextReportDeadline, next <= now else { return }
+        for report in await server.dueReports(now: now) {
+            guard let id = report.context.sessionID,
+                  let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
+            let server = self.server
+            Task {
+                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
+                await exchange.close()
+            }
+        }
+    }
+
+    private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
+        guard let c = DeviceDataModel.dataModel.cluster(endpoint, cluster) else { return }
+        await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
+    }
+
+    /// Withdraws the adverts and closes the socket.
+    public func shutdown() async {
+        reportPump?.cancel()
+        commissionableAdvert?.withdraw()
+        commissionableAdvert = nil
+        for (_, a) in operationalAdverts.values { a.withdraw() }
+        operationalAdverts = [:]
+        await manager.shutdown()
+    }
+
+    // MARK: Interaction Model
+
+    /// Feeds each IM message of an exchange the peer opened to the server and sends its replies
+    /// on the same exchange, until the interaction ends.
+    nonisolated func serveInteraction(_ exchange: Exchange, first: ReceivedMessage) async {
+        guard let session = await manager.secureSession(first.session) else {
+            await exchange.close()  // the IM never runs on an unsecured session
+            return
+        }
+        let context: IMSessionContext
+        switch session.peer {
+        case .pase:
+            context = IMSessionContext(authMode: .pase, sessionID: session.localSessionID)
+        case .operational(let fabric, let node, let cats):
+            context = IMSessionContext(fabricIndex: fabric, peerNodeID: node, authMode: .case, caseAuthenticatedTags: cats,
+                                       sessionID: session.localSessionID)
+        }
+        var responder = server.exchange(context: context)
+        var message = first
+        while message.protocolID == .interactionModel {
+            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: await milliseconds())
+            guard let reply else { break }
+            if faults.contains(.dropResponses) { break }
+            if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
+            do { try await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) } catch { break }
+            if responder.isFinished { break }
+            do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
+        }
+        await exchange.close()
+    }
+
+    private func milliseconds() -> UInt64 {
+        let d = ContinuousClock.now - clockStart
+        return UInt64(d.components.seconds) * 1000 + UInt64(d.components.attoseconds / 1_000_000_000_000_000)
+    }
+
+    // MARK: Hooks from the core
+
+    private func fabricsChanged(_ records: [FabricRecord]) async {
+        var list: [FabricCredentials] = []
+        for r in records {
+            guard let key = try? P256PrivateKey(rawRepresentation: r.operationalKey),
+                  let f = try? FabricCredentials(fabricIndex: r.index, rcac: r.rcac, icac: r.icac, noc: r.noc, operationalKey: key,
+                                                 ipkEpochKey: SecretBytes(r.ipkEpochKey)) else {
+                log("fabric \(r.index): stored credentials are unusable; CASE will not answer for it")
+                continue
+            }
+            list.append(f)
+        }
+        caseResponder?.setFabrics(list)
+        let indexes = Set(records.map(\.index))
+        // Sessions of removed fabrics end once the current response has gone out.
+        let stale = await manager.secureSessions().filter {
+            if case .operational(let f, _, _) = $0.peer { return !indexes.contains(f) } else { return false }
+        }
+        if !stale.isEmpty {
+            let manager = self.manager
+            Task {
+                try? await Task.sleep(for: .milliseconds(500))
+                for s in stale { await manager.removeSession(.secure(localSessionID: s.localSessionID)) }
+            }
+        }
+        guard advertises else { return }
+        for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
+            advert.withdraw()
+            operationalAdverts[index] = nil
+        }
+        let port = await manager.localPort
+        for r in records where operationalAdverts[r.index] == nil {
+            let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: r.compressedFabricID, nodeID: r.nodeID),
+                                           port: port, txt: sessionTXT())
+            do {
+                operationalAdverts[r.index] = (advert, try AvahiAdvertisement(advert))
+            } catch {
+                log("cannot publish \(advert.name): \(error)")
+            }
+        }
+    }
+
+    private func windowChanged(_ window: CommissioningWindow?) async {
+        pase?.setConfiguration(window.map {
+            PASEResponder.Configuration(verifier: $0.verifier, salt: $0.salt, iterations: $0.iterations)
+        })
+        guard advertises else { return }
+        commissionableAdvert?.withdraw()
+        commissionableAdvert = nil
+        guard let window else { return }
+        var txt = sessionTXT()
+        txt.discriminator = window.discriminator
+        txt.vendorID = vendorID
+        txt.productID = productID
+        txt.commissioningMode = window.kind == .basic ? 1 : 2
+        txt.deviceType = core.kind.deviceType
+        txt.deviceName = core.kind == .light ? "MatterHub Light" : "MatterHub Plug"
+        txt.pairingHint = 33
+        let advert = CommissionableAdvert(instanceName: instanceName, port: await manager.localPort, txt: txt)
+        do {
+            commissionableAdvert = try AvahiAdvertisement(advert)
+        } catch {
+            log("cannot publish the commissionable advert: \(error)")
+        }
+    }
+
+    private func sessionTXT() -> MatterTXT {
+        var txt = MatterTXT()
+        let p = SessionParameters.matterHub
+        txt.sessionIdleInterval = p.idleInterval
+        txt.sessionActiveInterval = p.activeInterval
+        txt.sessionActiveThreshold = p.activeThreshold
+        txt.tcpSupport = 0
+        return txt
+    }
+
+    private func nocAdded() async {
+        guard faults.contains(.rebootMidCommissioning) else { return }
+        // Let the NOCResponse go out, then die as a power cut would.
+        Task.detached {
+            try? await Task.sleep(for: .milliseconds(300))
+            FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
+            exit(3)
+        }
+    }
+
+    private nonisolated func log(_ s: String) {
+        FileHandle.standardError.write(Data("virtual-device: \(s)\n".utf8))
+    }
+}

@@ -1,0 +1,65 @@
+/// What a virtual device is: its identity, its setup code and how it misbehaves on purpose.
+public struct VirtualDeviceConfiguration: Sendable {
+    /// What endpoint 1 is.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// An On/Off Light (device type 0x0100).
+        case light
+        /// An On/Off Plug-in Unit (device type 0x010A).
+        case plug
+
+        var deviceType: UInt32 { self == .light ? 0x0100 : 0x010A }
+    }
+
+    /// The setup passcode. Used once at start to compute the PASE verifier; never stored.
+    public var passcode: UInt32
+    /// The 12-bit long discriminator.
+    public var discriminator: UInt16
+    public var vendorID: UInt16
+    public var productID: UInt16
+    /// UDP port (5540 by default; 0 picks a free one).
+    public var port: UInt16
+    /// Folder of the persistent state (nil: nothing survives a restart).
+    public var stateDirectory: String?
+    public var kind: Kind
+    /// Deliberate faults, for testing commissioners.
+    public var faults: Set<VirtualDeviceFault>
+    /// PBKDF2 iterations of the verifier (Matter allows 1000...100000).
+    public var pbkdfIterations: Int
+    /// Whether to publish DNS-SD adverts through avahi (off for in-process tests).
+    public var advertises: Bool
+    /// Opens the UDP socket inside this network namespace (e.g. /run/netns/NAME), if set.
+    public var netnsPath: String?
+
+    public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
+                productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,
+                faults: Set<VirtualDeviceFault> = [], pbkdfIterations: Int = 1000, advertises: Bool = true,
+                netnsPath: String? = nil) {
+        self.passcode = passcode
+        self.discriminator = discriminator
+        self.vendorID = vendorID
+        self.productID = productID
+        self.port = port
+        self.stateDirectory = stateDirectory
+        self.kind = kind
+        self.faults = faults
+        self.pbkdfIterations = pbkdfIterations
+        self.advertises = advertises
+        self.netnsPath = netnsPath
+    }
+}
+
+/// Misbehaviour a virtual device can be told to show, so commissioners can prove they notice.
+public enum VirtualDeviceFault: String, Sendable, CaseIterable {
+    /// The attestation signature covers the wrong bytes.
+    case invalidAttestation = "invalid-attestation"
+    /// The certification declaration names another vendor.
+    case cdVendorMismatch = "cd-vendor-mismatch"
+    /// Interaction Model requests get no response.
+    case dropResponses = "drop-responses"
+    /// Every Interaction Model response is delayed by two seconds.
+    case slowResponses = "slow-responses"
+    /// The CASE responder signs the wrong bytes in Sigma2.
+    case badSigma2Signature = "bad-sigma2-signature"
+    /// The process exits right after answering AddNOC (before CommissioningComplete).
+    case rebootMidCommissioning = "reboot-mid-commissioning"
+}

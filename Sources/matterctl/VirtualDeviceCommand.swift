@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+import MatterVirtualDevice
+
+/// `matterctl virtual-device`: run a strict virtual Matter device until SIGTERM/SIGINT.
+struct VirtualDeviceCommand: Command {
+    static let name = "virtual-device"
+    static let summary = "Run a virtual Matter light or plug (a strict commissionee)"
+    static let help = """
+        usage: matterctl virtual-device [--passcode P] [--discriminator D] [--vendor-id V]
+                                        [--product-id P] [--port N] [--state DIR]
+                                        [--kind light|plug] [--fault F]...
+
+        Prints the QR code and manual pairing code, then 'virtual-device: ready', and answers
+        PASE, CASE and the Interaction Model on UDP until SIGTERM or SIGINT. Publishes
+        _matterc._udp while commissionable and _matter._tcp per fabric through avahi-daemon.
+
+        --passcode P       setup passcode (default 20202021)
+        --discriminator D  12-bit discriminator (default 3840)
+        --vendor-id V      vendor ID (default 0xFFF1); --product-id P (default 0x8000)
+        --port N           UDP port (default 5540)
+        --state DIR        keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)
+        --kind K           light (default) or plug
+        --fault F          misbehave on purpose (repeatable): \(VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "))
+        """
+
+    static func run(_ argv: [String]) async throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--passcode", "--discriminator", "--vendor-id", "--product-id", "--port",
+                                                      "--state", "--kind", "--fault"])
+        var c = VirtualDeviceConfiguration()
+        if let v = try args.integer("--passcode", as: UInt32.self) { c.passcode = v }
+        if let v = try args.integer("--discriminator", as: UInt16.self) { c.discriminator = v }
+        if let v = try args.integer("--vendor-id", as: UInt16.self) { c.vendorID = v }
+        if let v = try args.integer("--product-id", as: UInt16.self) { c.productID = v }
+        if let v = try args.integer("--port", as: UInt16.self) { c.port = v }
+        c.stateDirectory = args.value("--state")
+        if let k = args.value("--kind") {
+            guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light or plug") }
+            c.kind = kind
+        }
+        for f in args.values("--fault") {
+            guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
+            c.faults.insert(fault)
+        }
+        try args.rejectUnknown()
+        guard args.positional.isEmpty else { throw UsageError("virtual-device takes no positional arguments") }
+
+        let device: VirtualDevice
+        do { device = try await VirtualDevice(configuration: c) } catch {
+            throw CommandFailure(error.description)
+        }
+        Output.out("QR code: \(device.qrCode)")
+        Output.out("Manual code: \(device.manualCode)")
+        await device.start()
+        Output.out("virtual-device: listening on UDP port \(await device.port)")
+        Output.out("virtual-device: ready")
+        fflush(nil)
+        let signal = await Self.waitForTermination()
+        Output.err("virtual-device: \(signal), shutting down")
+        await device.shutdown()
+        return 0
+    }
+
+    /// Waits for SIGTERM or SIGINT through dispatch sources (the signals are ignored so the
+    /// default action does not kill the process before the adverts are withdrawn).
+    static func waitForTermination() async -> String {
+        await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            let queue = DispatchQueue(label: "matterctl.signals")
+            let once = SignalOnce(continuation)
+            for (sig, name) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+                signal(sig, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
+                source.setEventHandler { once.fire(name) }
+                source.resume()
+                once.keep(source)
+            }
+        }
+    }
+}
+
+/// Resumes the continuation once, and keeps the signal sources alive until then.
+private final class SignalOnce: @unchecked Sendable {
+    // @unchecked: every access happens on the one serial signal queue, or before it starts.
+    private var continuation: CheckedContinuation<String, Never>?
+    private var sources: [any DispatchSourceSignal] = []
+    init(_ c: CheckedContinuation<String, Never>) { continuation = c }
+    func keep(_ s: any DispatchSourceSignal) { sources.append(s) }
+    func fire(_ name: String) {
+        continuation?.resume(returning: name)
+        continuation = nil
+    }
+}

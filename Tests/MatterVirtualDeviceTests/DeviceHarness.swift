@@ -1,0 +1,110 @@
+import MatterCertificates
+import MatterCrypto
+import MatterInteraction
+import MatterMessaging
+import MatterSecureChannel
+import MatterTLV
+@testable import MatterVirtualDevice
+import Testing
+
+/// The client side of the Interaction Model over one messaging exchange.
+struct ExchangeIMChannel: IMExchange {
+    let exchange: Exchange
+
+    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+        try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
+        let reply = try await exchange.receive(timeout: .seconds(10))
+        guard reply.protocolID == .interactionModel else {
+            throw InteractionError.exchangeFailed("a non-IM message arrived on the IM exchange")
+        }
+        return IMFrame(IMOpcode(reply.opcode), reply.payload)
+    }
+
+    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+        try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
+    }
+}
+
+/// A fabric of our own, as a commissioner holds it.
+struct TestFabric {
+    let ca: FabricCertificateAuthority
+    let epochKey = SecretBytes(Array(0xA0...0xAF))
+
+    init(fabricID: UInt64 = 0xFAB1) throws {
+        ca = try FabricCertificateAuthority.create(fabricID: FabricID(fabricID), rcacID: 1, icacID: 2,
+                                                   validity: .noExpiry(from: MatterEpochTime(0)))
+    }
+
+    /// Credentials for one of the fabric's nodes (a controller).
+    func node(_ nodeID: UInt64) throws -> FabricCredentials {
+        let key = P256PrivateKey()
+        let noc = try ca.issueNOC(publicKey: key.publicKey.x962Representation, nodeID: NodeID(nodeID),
+                                  validity: .noExpiry(from: MatterEpochTime(0)))
+        return try FabricCredentials(fabricIndex: 1, rcac: ca.root.tlv, icac: ca.intermediate?.tlv, noc: noc.tlv,
+                                     operationalKey: key, ipkEpochKey: epochKey)
+    }
+}
+
+/// A virtual device and a controller on an in-memory network.
+struct DeviceHarness {
+    static let passcode: UInt32 = 20_202_021
+    let device: VirtualDevice
+    let controller: ExchangeManager
+    let address: PeerAddress
+
+    static func make(faults: Set<VirtualDeviceFault> = []) async throws -> DeviceHarness {
+        let net = MemoryNetwork()
+        let a = net.makeEndpoint(), b = net.makeEndpoint()
+        let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, faults: faults, advertises: false)
+        let device = try await VirtualDevice(configuration: config, transport: b)
+        await device.start()
+        let controller = ExchangeManager(transport: a)
+        await controller.start()
+        return DeviceHarness(device: device, controller: controller, address: b.address)
+    }
+
+    func shutdown() async {
+        await controller.shutdown()
+        await device.shutdown()
+    }
+
+    func pase(passcode: UInt32 = DeviceHarness.passcode) async throws -> SessionHandle {
+        try await PASEInitiator.establish(manager: controller, peer: address, passcode: passcode, timeout: .seconds(10))
+    }
+
+    func client(_ session: SessionHandle) -> InteractionClient {
+        let manager = controller
+        return InteractionClient { ExchangeIMChannel(exchange: try await manager.newExchange(on: session)) }
+    }
+
+    func caseSession(_ credentials: FabricCredentials, deviceNode: UInt64) async throws -> SessionHandle {
+        try await CASEInitiator.establish(manager: controller, peer: address, fabric: credentials, peerNodeID: deviceNode,
+                                          timeout: .seconds(10)).session
+    }
+
+    /// Steps of commissioning over PASE up to AddNOC (arms the fail-safe for `failSafe` seconds).
+    @discardableResult
+    func addNOC(over pase: InteractionClient, fabric: TestFabric, deviceNode: UInt64, admin: UInt64,
+                failSafe: UInt16 = 60) async throws -> OC.NOCResponse {
+        let armed = try await pase.invoke(GC.ArmFailSafe(expiryLengthSeconds: failSafe, breadcrumb: 1), endpoint: 0)
+        #expect(armed.errorCode == .ok)
+        let csrResponse = try await pase.invoke(OC.CSRRequest(csrNonce: SecureRandom.bytes(32)), endpoint: 0)
+        let elements = try NOCSRElements(tlvEncoded: csrResponse.nocsrElements)
+        let csr = try CertificateSigningRequest(verifying: elements.csr)
+        _ = try await pase.invoke(OC.AddTrustedRootCertificate(rootCACertificate: fabric.ca.root.tlv), endpoint: 0)
+        let noc = try fabric.ca.issueNOC(csr: csr, nodeID: NodeID(deviceNode), validity: .noExpiry(from: MatterEpochTime(0)))
+        return try await pase.invoke(OC.AddNOC(nocValue: noc.tlv, icacValue: fabric.ca.intermediate?.tlv,
+                                                ipkValue: fabric.epochKey.bytes, caseAdminSubject: admin, adminVendorID: 0xFFF1),
+                                      endpoint: 0)
+    }
+}
+
+/// Waits until `condition` holds (polling), or fails after `seconds`.
+func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+    while ContinuousClock.now < deadline {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return await condition()
+}

@@ -1,0 +1,46 @@
+import Foundation
+import MatterInteraction
+import MatterMessaging
+@testable import MatterVirtualDevice
+import Testing
+
+/// The state folder: fabrics, ACL and NodeLabel survive a restart; staged fabrics do not.
+@Suite struct VirtualDevicePersistenceTests {
+    static func device(_ dir: String, _ net: MemoryNetwork) async throws -> (VirtualDevice, MemoryTransport) {
+        let endpoint = net.makeEndpoint()
+        let config = VirtualDeviceConfiguration(stateDirectory: dir, advertises: false)
+        let device = try await VirtualDevice(configuration: config, transport: endpoint)
+        await device.start()
+        return (device, endpoint)
+    }
+
+    @Test func commissionedStateAndNodeLabelSurviveARestart() async throws {
+        let dir = NSTemporaryDirectory() + "vd-state-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let net = MemoryNetwork()
+        let (device, endpoint) = try await Self.device(dir, net)
+        let controller = ExchangeManager(transport: net.makeEndpoint())
+        await controller.start()
+        let h = DeviceHarness(device: device, controller: controller, address: endpoint.address)
+        let pase = h.client(try await h.pase())
+        let fabric = try TestFabric()
+        try await h.addNOC(over: pase, fabric: fabric, deviceNode: 0xD001, admin: 0xA001)
+        // Before CommissioningComplete nothing of the fabric is on disk.
+        let staged = try String(contentsOfFile: dir + "/state.json", encoding: .utf8)
+        #expect(staged.contains("\"fabrics\":[]"))
+        let admin = h.client(try await h.caseSession(try fabric.node(0xA001), deviceNode: 0xD001))
+        #expect(try await admin.invoke(GC.CommissioningComplete(), endpoint: 0).errorCode == .ok)
+        try await admin.writeAttribute(ConcreteAttributePath(0, .basicInformation, 5), value: .utf8("Kitchen"))
+        await h.shutdown()
+
+        let mode = try FileManager.default.attributesOfItem(atPath: dir + "/state.json")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let (again, _) = try await Self.device(dir, MemoryNetwork())
+        defer { Task { await again.shutdown() } }
+        #expect(await again.isCommissioned)
+        #expect(await again.fabricIndexes == [1])
+        #expect(await !again.isCommissioningWindowOpen)
+        #expect(await again.core.state.nodeLabel == "Kitchen")
+        #expect(await again.core.state.acl.count == 1)
+    }
+}

@@ -1,0 +1,39 @@
+import MatterInteraction
+import MatterMessaging
+import MatterTLV
+@testable import MatterVirtualDevice
+import Synchronization
+import Testing
+
+/// Subscription reports the device sends on exchanges it opens to the subscriber.
+@Suite struct VirtualDeviceSubscriptionTests {
+    /// What the controller heard in reports: OnOff values by subscription.
+    final class Reports: Sendable {
+        let values = Mutex<[(UInt32?, Bool)]>([])
+    }
+
+    @Test func toggleIsReportedToTheSubscriber() async throws {
+        let h = try await DeviceHarness.make()
+        defer { Task { await h.shutdown() } }
+        let reports = Reports()
+        // The controller answers each ReportData with StatusResponse(Success) and records it.
+        await h.controller.setHandler(for: .interactionModel) { exchange, first in
+            guard first.opcode == IMOpcode.reportData.rawValue,
+                  let report = try? ReportDataMessage(payload: first.payload) else { return }
+            for case .data(let d) in report.attributeReports ?? [] {
+                if let on = try? d.data.bool() { reports.values.withLock { $0.append((report.subscriptionID, on)) } }
+            }
+            try? await exchange.send(.interactionModel, opcode: IMOpcode.statusResponse.rawValue,
+                                     payload: StatusResponseMessage(status: .success).payload)
+            await exchange.close()
+        }
+        let client = h.client(try await h.pase())
+        let onOff = ConcreteAttributePath(1, .onOff, 0)
+        let subscription = try await client.subscribe(paths: [onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
+        #expect(try subscription.primingReport.attributes.first?.value().bool() == false)
+        let toggle = CommandPathIB(endpoint: 1, cluster: .onOff, command: Clusters.OnOff.Command.toggle)
+        _ = try await client.invoke(commandPath: toggle)
+        #expect(await eventually(3) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true")
+        #expect(reports.values.withLock { $0.allSatisfy { $0.0 == subscription.subscriptionID } })
+    }
+}

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Drives the CHIP SDK Python controller (home-assistant-chip-core 2025.7.0) against a Matter
+device: commission it from a setup code, read BasicInformation.VendorName, toggle OnOff, let a
+second fabric join through an enhanced commissioning window, then remove the fabrics.
+
+Prints one JSON object per step on stdout ({"step": ..., "ok": ..., "ms": ...}) and a final
+{"result": "ok"|"failed", ...}. Exit status 0 only when every step succeeded.
+
+The SDK hard-codes /data/chip_*.ini and /tmp/chip_kvs: run this inside a private mount
+namespace with private folders bound over /data and /tmp (scripts/chip-controller does).
+
+usage: chip-controller.py --storage DIR --paa DIR --code CODE [--second-fabric] [--keep] [--results FILE]
+"""
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+
+
+RESULTS = None
+
+
+def emit(**fields):
+    """One JSON object per line: on stdout, and in --results (the SDK's own logging shares
+    stdout and can split lines, so readers should prefer the file)."""
+    line = json.dumps(fields)
+    print(line, flush=True)
+    if RESULTS:
+        with open(RESULTS, "a") as f:
+            f.write(line + "\n")
+
+
+async def step(name, coro):
+    start = time.monotonic()
+    try:
+        value = await coro
+    except Exception as e:  # the SDK raises ChipStackError and friends
+        emit(step=name, ok=False, ms=round((time.monotonic() - start) * 1000, 1), error=f"{type(e).__name__}: {e}")
+        raise
+    emit(step=name, ok=True, ms=round((time.monotonic() - start) * 1000, 1))
+    return value
+
+
+async def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--storage", required=True)
+    p.add_argument("--paa", required=True)
+    p.add_argument("--code", required=True)
+    p.add_argument("--node-id", type=int, default=0x1234)
+    p.add_argument("--second-fabric", action="store_true")
+    p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
+    p.add_argument("--results", help="also append the JSON lines to this file")
+    a = p.parse_args()
+    global RESULTS
+    RESULTS = a.results
+
+    import chip.CertificateAuthority
+    import chip.clusters as Clusters
+    import chip.logging
+    import chip.native
+    from chip.ChipStack import ChipStack
+    from chip.ChipDeviceCtrl import CommissioningParameters  # noqa: F401
+
+    os.makedirs(a.storage, exist_ok=True)
+    chip.native.Init()
+    stack = ChipStack(persistentStoragePath=os.path.join(a.storage, "chip-repl.json"))
+    cam = chip.CertificateAuthority.CertificateAuthorityManager(chipStack=stack,
+                                                                persistentStorage=stack.GetStorageManager())
+    ca = cam.NewCertificateAuthority()
+    admin = ca.NewFabricAdmin(vendorId=0xFFF1, fabricId=1)
+    ctrl = admin.NewController(nodeId=112233, paaTrustStorePath=a.paa)
+    node = a.node_id
+    failed = None
+    try:
+        await step("commission", ctrl.CommissionWithCode(a.code, node))
+        r = await step("read-vendor-name", ctrl.ReadAttribute(node, [(0, Clusters.BasicInformation.Attributes.VendorName)]))
+        vendor = r[0][Clusters.BasicInformation][Clusters.BasicInformation.Attributes.VendorName]
+        emit(step="vendor-name", ok=True, value=vendor)
+
+        async def read_on_off():
+            r = await ctrl.ReadAttribute(node, [(1, Clusters.OnOff.Attributes.OnOff)])
+            return r[1][Clusters.OnOff][Clusters.OnOff.Attributes.OnOff]
+        before = await step("read-on-off", read_on_off())
+        await step("toggle", ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle()))
+        after = await step("read-on-off-after-toggle", read_on_off())
+        emit(step="on-off", ok=before != after, before=before, after=after)
+        if before == after:
+            raise RuntimeError("Toggle did not change OnOff")
+
+        # A subscription to OnOff: the device must report the next toggle on its own.
+        sub = await step("subscribe-on-off", ctrl.ReadAttribute(node, [(1, Clusters.OnOff.Attributes.OnOff)],
+                                                                reportInterval=(0, 10)))
+        loop = asyncio.get_running_loop()
+        reported = loop.create_future()
+
+        def on_change(path, transaction):
+            value = transaction.GetAttribute(path)
+            if not reported.done():
+                loop.call_soon_threadsafe(lambda: reported.done() or reported.set_result(value))
+        sub.SetAttributeUpdateCallback(on_change)
+        await ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle())
+        value = await step("subscription-report", asyncio.wait_for(reported, timeout=10))
+        emit(step="reported-on-off", ok=value == before, value=value)
+        sub.Shutdown()
+        if value != before:
+            raise RuntimeError(f"the subscription reported OnOff={value}, expected {before}")
+
+        ctrl2 = None
+        if a.second_fabric:
+            params = await step("open-commissioning-window",
+                                ctrl.OpenCommissioningWindow(node, timeout=180, iteration=1000, discriminator=3000, option=1))
+            ca2 = cam.NewCertificateAuthority()
+            admin2 = ca2.NewFabricAdmin(vendorId=0xFFF1, fabricId=2)
+            ctrl2 = admin2.NewController(nodeId=223344, paaTrustStorePath=a.paa)
+            await step("commission-second-fabric", ctrl2.CommissionWithCode(params.setupManualCode, node + 1))
+            r = await step("read-fabrics", ctrl2.ReadAttribute(
+                node + 1, [(0, Clusters.OperationalCredentials.Attributes.CommissionedFabrics)]))
+            count = r[0][Clusters.OperationalCredentials][Clusters.OperationalCredentials.Attributes.CommissionedFabrics]
+            emit(step="commissioned-fabrics", ok=count == 2, value=count)
+            if count != 2:
+                raise RuntimeError(f"CommissionedFabrics is {count}, expected 2")
+
+        if not a.keep:
+            for c, n, name in ([(ctrl2, node + 1, "remove-second-fabric")] if ctrl2 else []) + [(ctrl, node, "remove-fabric")]:
+                async def remove(c=c, n=n):
+                    r = await c.ReadAttribute(n, [(0, Clusters.OperationalCredentials.Attributes.CurrentFabricIndex)],
+                                              fabricFiltered=True)
+                    index = r[0][Clusters.OperationalCredentials][Clusters.OperationalCredentials.Attributes.CurrentFabricIndex]
+                    resp = await c.SendCommand(n, 0, Clusters.OperationalCredentials.Commands.RemoveFabric(fabricIndex=index))
+                    if resp.statusCode != 0:
+                        raise RuntimeError(f"RemoveFabric answered {resp.statusCode}")
+                await step(name, remove())
+    except Exception as e:
+        failed = f"{type(e).__name__}: {e}"
+    finally:
+        try:
+            cam.Shutdown()
+            stack.Shutdown()
+        except Exception:
+            pass
+    if failed:
+        emit(result="failed", error=failed)
+        return 1
+    emit(result="ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
