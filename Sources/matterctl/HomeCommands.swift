@@ -76,6 +76,12 @@ enum HomeCommands {
                 switch r {
                 case .success(let c):
                     let total = c.timings.reduce(0) { $0 + $1.milliseconds }
+                    // The name also goes on the device (NodeLabel), as configureMatterDevice does.
+                    if let device = try? await home.device(c.nodeID) {
+                        do { try await device.writeNodeLabel(device.name) } catch {
+                            Output.err("warning: the device kept its own name: \(error.description)")
+                        }
+                    }
                     if !json {
                         for w in c.warnings { Output.err("warning: \(w)") }
                         Output.out(String(format: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
