@@ -12,6 +12,7 @@ enum Matterctl {
         InvokeCommand.self,
         UnpairCommand.self,
         ShareCommand.self,
+        DemoCommand.self,
         DiscoverCommand.self,
         CertCommand.self,
         AttestationCommand.self,
