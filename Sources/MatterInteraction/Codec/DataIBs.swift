@@ -34,9 +34,10 @@ public struct StatusIB: TLVCodable, Error, CustomStringConvertible {
     }
 
     /// The error this status stands for at a path, or nil for success.
+    /// Success is success even when a peer adds a cluster status (CircuitMatter sends 0): the
+    /// cluster status refines failures only.
     public func error(at path: IMPath?) -> InteractionError? {
-        status.isSuccess && clusterStatus == nil ? nil
-            : .status(status, clusterStatus: clusterStatus, path: path)
+        status.isSuccess ? nil : .status(status, clusterStatus: clusterStatus, path: path)
     }
 }
 
