@@ -11,9 +11,10 @@ struct CircuitMatterPASETests {
     static let deviceHost = 4
     static let commissionerHost = 5
 
-    /// All lab hosts share one link, so every suite's CircuitMatter gets its own discriminator
-    /// (discovery tests use 3840): a browse by discriminator finds only its own device.
-    static let discriminator = 3850
+    /// All lab hosts share one link, so every suite's device gets a discriminator whose upper
+    /// four bits (the short discriminator of manual codes) no other suite uses; discovery tests
+    /// use 3840 (short 15), the virtual-device suites 8, 11 and 13.
+    static let discriminator = 1360  // 0x550: short discriminator 5, used by no other suite
 
     /// Starts a fresh CircuitMatter (passcode 20202021) and returns it with the QR and manual
     /// codes it prints.
