@@ -138,6 +138,11 @@ public actor VirtualDevice {
             windowChanged: { [weak self] window in await self?.windowChanged(window) },
             attestationChallenge: { id in await manager.secureSession(.secure(localSessionID: id))?.attestationChallenge.bytes },
             nocAdded: { [weak self] in await self?.nocAdded() },
+            failSafeExpired: {
+                for s in await manager.secureSessions() where s.peer == .pase {
+                    await manager.removeSession(.secure(localSessionID: s.localSessionID))
+                }
+            },
             clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
         await manager.start()
         await core.start()
