@@ -30,6 +30,8 @@ let package = Package(
         // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
         .target(name: "CAvahi", path: "CShims/CAvahi",
                 linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
+        // SQLite 3 for the hub's persistent store. Only MatterHome imports it.
+        .systemLibrary(name: "CSQLite", path: "CShims/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
@@ -44,10 +46,18 @@ let package = Package(
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
         .target(name: "MatterCommissioning",
-                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
                                "MatterCertificates", "MatterCrypto", "MatterTLV"],
                 swiftSettings: strict),
 
+        // The public Home API and the hub's persistent store (SQLite + key files).
+        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
+                                                   "MatterDiscovery", "MatterInteraction", "MatterMessaging",
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
+                swiftSettings: strict),
+        // Performs one store operation per run; the store tests spawn and SIGKILL it.
+        .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
+                          path: "Tests/StoreTool", swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
@@ -57,7 +67,7 @@ let package = Package(
         // The command-line tool.
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
-                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates",
+                                         "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice"],
                           swiftSettings: strict),
 
@@ -103,9 +113,15 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "InteropTests", dependencies: ["TestSupport"], swiftSettings: strict),
+        .testTarget(name: "InteropTests",
+                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
                     dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterHomeTests",
+                    dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport",
+                                   "matterhub-store-tool"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",

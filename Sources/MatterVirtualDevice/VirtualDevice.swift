@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MatterCertificates
 import MatterCrypto
 import MatterDiscovery
@@ -122,10 +123,18 @@ public actor VirtualDevice {
         if faults.contains(.badSigma2Signature) { caseResponder.setSignsWrongSigma2Bytes(true) }
         self.pase = pase
         self.caseResponder = caseResponder
+        let rebootPending = self.rebootPending
         await manager.setHandler(for: .secureChannel) { exchange, first in
             switch first.opcode {
             case SecureChannelOpcode.pbkdfParamRequest.rawValue: await pase.handle(exchange, first: first)
-            case SecureChannelOpcode.sigma1.rawValue: await caseResponder.handle(exchange, first: first)
+            case SecureChannelOpcode.sigma1.rawValue:
+                // Fault reboot-mid-commissioning: the power goes when the commissioner first
+                // reaches for the new operational identity (after AddNOC, before CommissioningComplete).
+                if rebootPending.isSet {
+                    FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
+                    exit(3)
+                }
+                await caseResponder.handle(exchange, first: first)
             default: await exchange.close()
             }
         }
@@ -299,17 +308,22 @@ public actor VirtualDevice {
         return txt
     }
 
+    /// Set after AddNOC under the reboot-mid-commissioning fault; the next Sigma1 ends the process.
+    private let rebootPending = Flag()
+
     private func nocAdded() async {
         guard faults.contains(.rebootMidCommissioning) else { return }
-        // Let the NOCResponse go out, then die as a power cut would.
-        Task.detached {
-            try? await Task.sleep(for: .milliseconds(300))
-            FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
-            exit(3)
-        }
+        rebootPending.set()
     }
 
     private nonisolated func log(_ s: String) {
         FileHandle.standardError.write(Data("virtual-device: \(s)\n".utf8))
     }
+}
+
+/// A one-way flag shared with the message handlers.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }

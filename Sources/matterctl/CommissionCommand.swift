@@ -7,7 +7,17 @@ struct CommissionCommand: Command {
     static let name = "commission"
     static let summary = "Commission a Matter device from its setup code"
     static let help = """
-        usage: matterctl commission --pase-only <code> [--timeout S] [--json]
+        usage: matterctl [--state DIR] commission <code>... [--name N] [--room R] [--paa-store DIR]
+                   [--allow-test-devices] [--timeout S] [--json]
+               matterctl commission --pase-only <code> [--timeout S] [--json]
+
+        Commissions every device of each code onto the hub's fabric (several at once, each
+        with its own node ID), printing each step with its time, and records it in the home
+        (name, room). Attestation is strict: the device's DAC must chain to a PAA in
+        --paa-store (a folder of DER/PEM PAA certificates, as chip-tool's
+        --paa-trust-store-path); devices with test credentials are refused unless
+        --allow-test-devices is given. Exit 1 naming the failed step, the device and what to
+        try; the device's fail-safe is disarmed and nothing is recorded.
 
         --pase-only   Like chip-tool's code-paseonly: find the device by the code's
                       discriminator (DNS-SD through avahi-daemon), establish a PASE session
@@ -19,17 +29,27 @@ struct CommissionCommand: Command {
         """
 
     static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--timeout"])
+        var args = try Arguments(argv, valueOptions: ["--timeout", "--state", "--name", "--room", "--paa-store"])
         let json = args.flag("--json")
         let paseOnly = args.flag("--pase-only")
         let timeout = try args.integer("--timeout", as: Int.self) ?? 15
+        if paseOnly {
+            try args.rejectUnknown()
+            guard args.positional.count == 1, let code = args.positional.first else {
+                throw UsageError("commission --pase-only takes exactly one setup code")
+            }
+            return try await runPASEOnly(code: code, timeout: timeout, json: json)
+        }
+        let state = StateDirectory.resolve(args.value("--state"))
+        let name = args.value("--name"), room = args.value("--room"), paaStore = args.value("--paa-store")
+        let allowTest = args.flag("--allow-test-devices")
         try args.rejectUnknown()
-        guard args.positional.count == 1, let code = args.positional.first else {
-            throw UsageError("commission --pase-only takes exactly one setup code")
-        }
-        guard paseOnly else {
-            throw CommandFailure("full commissioning is not available in this build yet; use --pase-only")
-        }
+        guard !args.positional.isEmpty else { throw UsageError("commission needs at least one setup code") }
+        return try await HomeCommands.commission(codes: args.positional, state: state, name: name, room: room,
+                                                 paaStore: paaStore, allowTestDevices: allowTest, timeout: timeout, json: json)
+    }
+
+    static func runPASEOnly(code: String, timeout: Int, json: Bool) async throws -> Int32 {
         let payloads: [SetupPayload]
         do { payloads = try SetupPayload.parse(code) } catch {
             throw CommandFailure("invalid setup code: \(error.description)")

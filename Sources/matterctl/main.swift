@@ -6,6 +6,12 @@ enum Matterctl {
     static let commands: [any Command.Type] = [
         PayloadCommand.self,
         CommissionCommand.self,
+        DevicesCommand.self,
+        RoomsCommand.self,
+        ReadCommand.self,
+        InvokeCommand.self,
+        UnpairCommand.self,
+        ShareCommand.self,
         DiscoverCommand.self,
         CertCommand.self,
         AttestationCommand.self,

@@ -1,0 +1,51 @@
+import MatterInteraction
+import MatterMessaging
+
+/// The Interaction Model's exchange boundary over a MatterMessaging exchange (protocol 0x0001).
+/// The interaction owns it; when the client lets go of it, the exchange is closed (flushing any
+/// acknowledgement still owed).
+final class MessagingIMExchange: IMExchange {
+    let exchange: Exchange
+    let timeout: Duration
+
+    init(exchange: Exchange, timeout: Duration) {
+        self.exchange = exchange
+        self.timeout = timeout
+    }
+
+    deinit {
+        let e = exchange
+        Task { await e.close() }
+    }
+
+    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+        let reply: ReceivedMessage
+        do {
+            reply = try await exchange.request(.interactionModel, opcode: opcode.rawValue, payload: payload, timeout: timeout)
+        } catch {
+            throw InteractionError.exchangeFailed("\(error)")
+        }
+        guard reply.protocolID == .interactionModel else {
+            throw InteractionError.exchangeFailed("the peer answered on protocol \(reply.protocolID)")
+        }
+        return IMFrame(IMOpcode(rawValue: reply.opcode), reply.payload)
+    }
+
+    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+        do {
+            try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
+        } catch {
+            throw InteractionError.exchangeFailed("\(error)")
+        }
+    }
+}
+
+extension InteractionClient {
+    /// A client whose interactions each run on a new exchange of `session`.
+    public static func over(_ manager: ExchangeManager, session: SessionHandle,
+                            timeout: Duration = .seconds(30)) -> InteractionClient {
+        InteractionClient {
+            MessagingIMExchange(exchange: try await manager.newExchange(on: session), timeout: timeout)
+        }
+    }
+}

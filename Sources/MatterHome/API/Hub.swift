@@ -1,0 +1,217 @@
+import Foundation
+import MatterCertificates
+import MatterCommissioning
+import MatterCrypto
+import MatterDiscovery
+import MatterInteraction
+import MatterMessaging
+import MatterSecureChannel
+import MatterSetupPayload
+
+/// The running hub: the store, the fabric, one UDP endpoint and the sessions to devices.
+/// Shared by `Home`, `Structure` and `HomeMatterCommissioner` opened on the same state directory.
+public actor Hub {
+    public let store: HubStore
+    public let stateDirectory: String
+    private var manager: ExchangeManager?
+    private var fabricCache: HubFabric?
+    private var caseSessions: [UInt64: SessionHandle] = [:]
+    private var resumption: [UInt64: CASEResumptionRecord] = [:]
+    let discovery: MatterDiscovery
+
+    public init(stateDirectory: String, discovery: MatterDiscovery = MatterDiscovery()) throws(HomeError) {
+        self.stateDirectory = stateDirectory
+        self.discovery = discovery
+        do {
+            store = try HubStore(directory: stateDirectory)
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot open the hub's store in \(stateDirectory): \(error)")
+        }
+    }
+
+    /// The hub's fabric, created on first use.
+    public func fabric() throws(HomeError) -> HubFabric {
+        if let f = fabricCache { return f }
+        do {
+            let f = try store.createFabricIfNeeded()
+            fabricCache = f
+            return f
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot create or load the hub's fabric: \(error)")
+        }
+    }
+
+    /// The commissioner's identity on the hub's fabric.
+    func commissionerIdentity() throws(HomeError) -> CommissionerIdentity {
+        let f = try fabric()
+        do {
+            let controller = try FabricCredentials(
+                fabricIndex: 1, rcac: f.rootCertificate.tlv, icac: f.intermediateCertificate?.tlv, noc: f.controllerNOCTLV,
+                operationalKey: f.controllerKey, ipkEpochKey: f.ipkEpochKey)
+            return CommissionerIdentity(authority: f.certificateAuthority, ipkEpochKey: f.ipkEpochKey,
+                                        adminVendorID: f.vendorID, controller: controller)
+        } catch {
+            throw HomeError(.hubUnavailable, "the hub's fabric credentials are inconsistent: \(error)")
+        }
+    }
+
+    /// The hub's messaging endpoint (one UDP socket, any free port).
+    func exchangeManager() async throws(HomeError) -> ExchangeManager {
+        if let m = manager { return m }
+        do {
+            let m = ExchangeManager(transport: try UDPTransport(port: 0))
+            await m.start()
+            manager = m
+            return m
+        } catch {
+            throw HomeError(.hubUnavailable, "cannot open a UDP socket: \(error)")
+        }
+    }
+
+    /// Checks that avahi-daemon answers (the hub finds devices through it).
+    func checkDiscovery(timeout: Duration = .milliseconds(700)) async throws(HomeError) {
+        let stream = discovery.commissionableNodes()
+        let failure: DiscoveryError? = await withTaskGroup(of: DiscoveryError?.self) { group in
+            group.addTask {
+                do { for try await _ in stream { return nil } } catch let e as DiscoveryError { return e } catch {}
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        if let failure { throw HomeError(.hubUnavailable, failure.message) }
+    }
+
+    /// Commissions the devices of one setup code (a concatenated QR code gives several), in
+    /// parallel, each with a node ID reserved in the store; records each in the session.
+    func commission(code: String, session: CommissioningSession, name: String?, room: RoomID?,
+                    options: CommissioningOptions, onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+        -> [Result<CommissioningResult, CommissioningError>] {
+        let payloads: [SetupPayload]
+        do { payloads = try SetupPayload.parse(code) } catch {
+            throw HomeError(.invalidPayload, "invalid setup code: \(error.description)")
+        }
+        let identity = try commissionerIdentity()
+        let manager = try await exchangeManager()
+        let commissioner = Commissioner(manager: manager, identity: identity, options: options,
+                                        finder: DeviceFinder(discovery: discovery))
+        var nodeIDs: [NodeID] = []
+        for _ in payloads {
+            do { nodeIDs.append(try store.allocateNodeID(for: session)) } catch {
+                throw HomeError(.storeNotWritable, "cannot reserve a node ID: \(error)")
+            }
+        }
+        let results = await withTaskGroup(of: (Int, Result<CommissioningResult, CommissioningError>).self) { group in
+            for (i, payload) in payloads.enumerated() {
+                let nodeID = nodeIDs[i]
+                group.addTask {
+                    do throws(CommissioningError) {
+                        let r = try await commissioner.commission(payload, nodeID: nodeID.rawValue) { onStep(i, $0) }
+                        return (i, .success(r))
+                    } catch {
+                        return (i, .failure(error))
+                    }
+                }
+            }
+            var out = [Result<CommissioningResult, CommissioningError>?](repeating: nil, count: payloads.count)
+            for await (i, r) in group { out[i] = r }
+            return out.map { $0! }
+        }
+        for (i, r) in results.enumerated() {
+            switch r {
+            case .success(let c):
+                caseSessions[c.nodeID] = c.caseSession
+                let label = name.map { payloads.count > 1 ? "\($0) \(i + 1)" : $0 } ?? Self.defaultName(c)
+                let address = NodeAddress(host: c.operationalAddress.ipText, port: c.operationalAddress.port,
+                                          interfaceIndex: c.operationalAddress.interfaceIndex)
+                do {
+                    try store.recordCommissionedNode(CommissionedNode(
+                        nodeID: nodeIDs[i], vendorID: c.vendorID, productID: c.productID, name: label, roomID: room,
+                        addresses: [address], nocSerial: []), in: session)
+                } catch {
+                    throw HomeError(.storeNotWritable, "device \(c.nodeID) was commissioned but could not be recorded: \(error)")
+                }
+            case .failure:
+                try? store.releaseNodeID(nodeIDs[i])
+            }
+        }
+        return results
+    }
+
+    static func defaultName(_ c: CommissioningResult) -> String {
+        String(format: "Matter device %04X:%04X", c.vendorID, c.productID)
+    }
+
+    /// An interaction client on a CASE session with `nodeID`: the live session, or a new one at
+    /// its last known address, or wherever operational discovery finds it.
+    public func client(for nodeID: UInt64) async throws(HomeError) -> InteractionClient {
+        let manager = try await exchangeManager()
+        if let s = caseSessions[nodeID], await manager.secureSession(s) != nil {
+            return InteractionClient.over(manager, session: s)
+        }
+        let identity = try commissionerIdentity()
+        guard let record = try? store.node(NodeID(nodeID)) else {
+            throw HomeError(.deviceNotFound, "no device with node ID \(nodeID) in this home (see 'matterctl devices')")
+        }
+        var candidates = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
+        if let cfid = try? identity.compressedFabricID().rawValue {
+            candidates += await operationalAddresses(cfid: cfid, nodeID: nodeID)
+        }
+        var lastError = "no known address"
+        for address in candidates {
+            do {
+                let r = try await CASEInitiator.establish(manager: manager, peer: address, fabric: identity.controller,
+                                                          peerNodeID: nodeID, resumption: resumption[nodeID], timeout: .seconds(5))
+                caseSessions[nodeID] = r.session
+                resumption[nodeID] = r.resumption
+                if let p = await manager.secureSession(r.session)?.peerAddress {
+                    try? store.updateAddresses([NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)],
+                                               for: NodeID(nodeID))
+                }
+                return InteractionClient.over(manager, session: r.session)
+            } catch {
+                lastError = error.description
+            }
+        }
+        throw HomeError(.deviceUnreachable, "cannot reach device \(String(format: "0x%016llX", nodeID)) (\(record.name)): \(lastError); check that it is powered and on this network")
+    }
+
+    func operationalAddresses(cfid: UInt64, nodeID: UInt64, timeout: Duration = .seconds(3)) async -> [PeerAddress] {
+        let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID)
+        return await withTaskGroup(of: [PeerAddress].self) { group in
+            group.addTask {
+                do {
+                    for try await event in stream {
+                        guard case .found(let n) = event else { continue }
+                        let port = n.service.port
+                        return n.service.addresses.compactMap { PeerAddress($0.ip, port: port, interfaceIndex: UInt32(max(0, $0.interfaceIndex))) }
+                    }
+                } catch {}
+                return []
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return []
+            }
+            let first = await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+    }
+
+    func dropSession(_ nodeID: UInt64) async {
+        if let s = caseSessions.removeValue(forKey: nodeID) { await manager?.removeSession(s) }
+        resumption[nodeID] = nil
+    }
+
+    /// Closes the hub's sockets.
+    public func shutdown() async {
+        await manager?.shutdown()
+        manager = nil
+    }
+}

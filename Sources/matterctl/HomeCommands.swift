@@ -1,0 +1,298 @@
+import Foundation
+import MatterCertificates
+import MatterCommissioning
+import MatterHome
+import MatterTLV
+
+/// The hub commands: commission, devices, rooms, read, invoke, unpair.
+enum HomeCommands {
+    static func open(_ state: String) async throws -> Home {
+        do { return try await Home.open(stateDirectory: state) } catch { throw CommandFailure(error.description) }
+    }
+
+    /// Loads every DER/PEM certificate in `dir` as a PAA trust store.
+    static func trustStore(_ dir: String?) throws -> PAATrustStore {
+        guard let dir else { return PAATrustStore() }
+        let fm = FileManager.default
+        guard let names = try? fm.contentsOfDirectory(atPath: dir) else {
+            throw CommandFailure("cannot read the PAA trust store folder \(dir)")
+        }
+        let files = names.sorted().compactMap { name -> (name: String, contents: [UInt8])? in
+            guard let data = fm.contents(atPath: dir + "/" + name) else { return nil }
+            return (name, [UInt8](data))
+        }
+        return PAATrustStore(files: files)
+    }
+
+    static func commission(codes: [String], state: String, name: String?, room: String?, paaStore: String?,
+                           allowTestDevices: Bool, timeout: Int, json: Bool) async throws -> Int32 {
+        let home = try await open(state)
+        defer { Task { await home.close() } }
+        let options = CommissioningOptions(trustStore: try trustStore(paaStore), allowTestDevices: allowTestDevices,
+                                           discoveryTimeout: .seconds(timeout))
+        if allowTestDevices && !json {
+            Output.err("warning: devices with test attestation credentials will be accepted (--allow-test-devices)")
+        }
+        let structure: Structure
+        do {
+            guard let s = try await home.structures().first else { throw CommandFailure("the home has no structure") }
+            structure = s
+            try await structure.prepareForMatterCommissioning()
+        } catch let e as HomeError {
+            throw CommandFailure("cannot start commissioning: \(e.description)")
+        }
+        var roomValue: Room?
+        if let room {
+            do {
+                let rooms = try await structure.rooms()
+                if let existing = rooms.first(where: { $0.name.lowercased() == room.lowercased() }) {
+                    roomValue = existing
+                } else {
+                    roomValue = try await structure.addRoom(name: room)
+                }
+            } catch {
+                try? await structure.cancelMatterCommissioning()
+                throw CommandFailure("\(error)")
+            }
+        }
+        var outcomes: [JSON] = []
+        var failed = false
+        for code in codes {
+            let request = structure.matterCommissioningRequest(
+                topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
+                onboardingPayload: code, options: options)
+            let results: [Result<CommissioningResult, CommissioningError>]
+            do {
+                results = try await request.perform(name: name, room: roomValue) { device, timing in
+                    if !json {
+                        Output.out("  [\(device + 1)] \(timing.step.title.padding(to: 36)) \(CommissionCommand.format(timing.milliseconds))")
+                    }
+                }
+            } catch {
+                try? await structure.cancelMatterCommissioning()
+                throw CommandFailure(error.description)
+            }
+            for r in results {
+                switch r {
+                case .success(let c):
+                    let total = c.timings.reduce(0) { $0 + $1.milliseconds }
+                    // The name also goes on the device (NodeLabel), as configureMatterDevice does.
+                    if let device = try? await home.device(c.nodeID) {
+                        do { try await device.writeNodeLabel(device.name) } catch {
+                            Output.err("warning: the device kept its own name: \(error.description)")
+                        }
+                    }
+                    if !json {
+                        for w in c.warnings { Output.err("warning: \(w)") }
+                        Output.out(String(format: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
+                                          c.nodeID, c.vendorID, c.productID, total))
+                    }
+                    outcomes.append(.object([
+                        ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID)),
+                        ("vendorId", .from(c.vendorID)), ("productId", .from(c.productID)),
+                        ("address", .string(c.operationalAddress.description)),
+                        ("totalMs", .double((total * 10).rounded() / 10)),
+                        ("steps", CommissionCommand.stepsJSON(c.timings)),
+                        ("warnings", .array(c.warnings.map(JSON.string))),
+                    ]))
+                case .failure(let e):
+                    failed = true
+                    Output.err("error: \(e.description)")
+                    outcomes.append(.object([
+                        ("result", .string("failed")), ("step", .string(e.step.rawValue)),
+                        ("wrongPasscode", .bool(e.isWrongPasscode)), ("error", .string(e.description)),
+                    ]))
+                }
+            }
+        }
+        do { _ = try await structure.completeMatterCommissioning() } catch {
+            throw CommandFailure("\(error)")
+        }
+        if json { Output.out(JSON.object([("devices", .array(outcomes))]).text) }
+        return failed ? 1 : 0
+    }
+}
+
+/// `matterctl devices`: the home's commissioned devices.
+struct DevicesCommand: Command {
+    static let name = "devices"
+    static let summary = "List the devices commissioned into the hub"
+    static let help = "usage: matterctl [--state DIR] devices [--json]"
+
+    static func run(_ argv: [String]) async throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--state"])
+        let json = args.flag("--json")
+        let state = StateDirectory.resolve(args.value("--state"))
+        try args.rejectUnknown()
+        let home = try await HomeCommands.open(state)
+        defer { Task { await home.close() } }
+        let devices: [Device]
+        do { devices = try await home.devices() } catch { throw CommandFailure(error.description) }
+        if json {
+            Output.out(JSON.object([("devices", .array(devices.map { d in
+                .object([("nodeId", .uint(d.id)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
+                         ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
+                         ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
+                         ("commissionedAt", .string(ISO8601DateFormatter().string(from: d.record.commissionedAt)))])
+            }))]).text)
+        } else if devices.isEmpty {
+            Output.out("No devices yet: commission one with 'matterctl commission <setup code>'.")
+        } else {
+            Output.out("NODE ID             NAME                          ROOM            VENDOR  PRODUCT")
+            for d in devices {
+                Output.out(String(format: "0x%016llX  ", d.id) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
+                           + String(format: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
+            }
+        }
+        return 0
+    }
+}
+
+/// `matterctl rooms [list|add NAME]`.
+struct RoomsCommand: Command {
+    static let name = "rooms"
+    static let summary = "List or add rooms"
+    static let help = "usage: matterctl [--state DIR] rooms [list|add NAME] [--json]"
+
+    static func run(_ argv: [String]) async throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--state"])
+        let json = args.flag("--json")
+        let state = StateDirectory.resolve(args.value("--state"))
+        try args.rejectUnknown()
+        let home = try await HomeCommands.open(state)
+        defer { Task { await home.close() } }
+        do {
+            guard let structure = try await home.structures().first else { throw CommandFailure("no structure") }
+            switch args.positional.first ?? "list" {
+            case "list":
+                let rooms = try await structure.rooms()
+                if json {
+                    Output.out(JSON.object([("rooms", .array(rooms.map { .object([("id", .int($0.id.rawValue)), ("name", .string($0.name))]) }))]).text)
+                } else {
+                    for r in rooms { Output.out(r.name) }
+                }
+            case "add":
+                guard args.positional.count == 2 else { throw UsageError("rooms add takes one name") }
+                let r = try await structure.addRoom(name: args.positional[1])
+                Output.out(json ? JSON.object([("id", .int(r.id.rawValue)), ("name", .string(r.name))]).text : "Added room \(r.name)")
+            default:
+                throw UsageError("rooms takes 'list' or 'add NAME'")
+            }
+        } catch let e as HomeError {
+            throw CommandFailure(e.description)
+        }
+        return 0
+    }
+}
+
+/// Node IDs on the command line: decimal or 0x hex.
+func parseNodeID(_ text: String) throws -> UInt64 {
+    guard let v = parseInteger(text, as: UInt64.self) else { throw UsageError("'\(text)' is not a node ID (decimal or 0x hex)") }
+    return v
+}
+
+/// Cluster and attribute names the CLI accepts besides numbers.
+enum ClusterNames {
+    static let clusters: [String: UInt32] = ["basicinformation": 0x28, "basic": 0x28, "onoff": 0x06, "descriptor": 0x1D,
+                                             "generalcommissioning": 0x30, "operationalcredentials": 0x3E, "accesscontrol": 0x1F]
+    static let attributes: [UInt32: [String: UInt32]] = [
+        0x28: ["datamodelrevision": 0, "vendorname": 1, "vendorid": 2, "productname": 3, "productid": 4, "nodelabel": 5,
+               "location": 6, "hardwareversion": 7, "softwareversion": 9, "softwareversionstring": 10, "serialnumber": 15],
+        0x06: ["onoff": 0],
+        0x3E: ["nocs": 0, "fabrics": 1, "supportedfabrics": 2, "commissionedfabrics": 3, "trustedrootcertificates": 4,
+               "currentfabricindex": 5],
+    ]
+    static func cluster(_ s: String) throws -> UInt32 {
+        if let v = parseInteger(s, as: UInt32.self) ?? clusters[s.lowercased()] { return v }
+        throw UsageError("unknown cluster '\(s)' (a number, or one of \(clusters.keys.sorted().joined(separator: ", ")))")
+    }
+    static func attribute(_ s: String, cluster: UInt32) throws -> UInt32 {
+        if let v = parseInteger(s, as: UInt32.self) ?? attributes[cluster]?[s.lowercased()] { return v }
+        throw UsageError("unknown attribute '\(s)' for cluster 0x\(String(cluster, radix: 16))")
+    }
+}
+
+/// `matterctl read <node> <cluster> <attribute> [--endpoint E]`.
+struct ReadCommand: Command {
+    static let name = "read"
+    static let summary = "Read an attribute from a commissioned device"
+    static let help = """
+        usage: matterctl [--state DIR] read <node> <cluster> <attribute> [--endpoint E] [--json]
+        e.g.   matterctl read 0x1234 basicinformation vendorname
+        """
+
+    static func run(_ argv: [String]) async throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--state", "--endpoint"])
+        let json = args.flag("--json")
+        let state = StateDirectory.resolve(args.value("--state"))
+        let endpointArg = try args.integer("--endpoint", as: UInt16.self)
+        try args.rejectUnknown()
+        guard args.positional.count == 3 else { throw UsageError("read takes <node> <cluster> <attribute>") }
+        let node = try parseNodeID(args.positional[0])
+        let cluster = try ClusterNames.cluster(args.positional[1])
+        let attribute = try ClusterNames.attribute(args.positional[2], cluster: cluster)
+        let endpoint = endpointArg ?? (cluster == 0x06 ? 1 : 0)
+        let home = try await HomeCommands.open(state)
+        defer { Task { await home.close() } }
+        do {
+            let value = try await home.device(node).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
+            Output.out(json ? JSON.object([("value", jsonValue(value))]).text : textValue(value))
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        return 0
+    }
+
+    static func jsonValue(_ e: TLVElement) -> JSON {
+        switch e.value {
+        case .utf8(let s): return .string(s)
+        case .unsigned(let n): return .uint(n)
+        case .signed(let n): return .int(n)
+        case .bool(let b): return .bool(b)
+        case .null: return .null
+        case .float(let f): return .double(Double(f))
+        case .double(let d): return .double(d)
+        case .bytes(let b): return .string(b.map { String(format: "%02x", $0) }.joined())
+        case .container(_, let members): return .array(members.map(jsonValue))
+        }
+    }
+
+    static func textValue(_ e: TLVElement) -> String {
+        if case .utf8(let s) = e.value { return s }
+        return jsonValue(e).text
+    }
+}
+
+/// `matterctl invoke <node> onoff on|off|toggle`.
+struct InvokeCommand: Command {
+    static let name = "invoke"
+    static let summary = "Send a command to a commissioned device (onoff on|off|toggle)"
+    static let help = "usage: matterctl [--state DIR] invoke <node> onoff on|off|toggle [--endpoint E]"
+
+    static func run(_ argv: [String]) async throws -> Int32 {
+        var args = try Arguments(argv, valueOptions: ["--state", "--endpoint"])
+        let state = StateDirectory.resolve(args.value("--state"))
+        let endpoint = try args.integer("--endpoint", as: UInt16.self) ?? 1
+        try args.rejectUnknown()
+        guard args.positional.count == 3, args.positional[1].lowercased() == "onoff" else {
+            throw UsageError("invoke takes <node> onoff on|off|toggle")
+        }
+        let command: UInt32
+        switch args.positional[2].lowercased() {
+        case "off": command = 0
+        case "on": command = 1
+        case "toggle": command = 2
+        default: throw UsageError("onoff commands are on, off and toggle")
+        }
+        let node = try parseNodeID(args.positional[0])
+        let home = try await HomeCommands.open(state)
+        defer { Task { await home.close() } }
+        do {
+            try await home.device(node).invoke(endpoint: endpoint, cluster: 0x06, command: command)
+            Output.out("OK")
+        } catch {
+            throw CommandFailure(error.description)
+        }
+        return 0
+    }
+}
