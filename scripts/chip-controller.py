@@ -52,6 +52,8 @@ async def main():
                    help="use the fabric stored in --storage by an earlier --keep run: no commissioning")
     p.add_argument("--node-id", type=int, default=0x1234)
     p.add_argument("--second-fabric", action="store_true")
+    p.add_argument("--window-discriminator", type=int, default=2222,
+                   help="discriminator of the enhanced window the first controller opens (a manual code carries its top 4 bits)")
     p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
     p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
@@ -116,7 +118,8 @@ async def main():
         ctrl2 = None
         if a.second_fabric:
             params = await step("open-commissioning-window",
-                                ctrl.OpenCommissioningWindow(node, timeout=180, iteration=1000, discriminator=3000, option=1))
+                                ctrl.OpenCommissioningWindow(node, timeout=180, iteration=1000, discriminator=a.window_discriminator,
+                                                            option=1))
             ca2 = cam.NewCertificateAuthority()
             admin2 = ca2.NewFabricAdmin(vendorId=0xFFF1, fabricId=2)
             ctrl2 = admin2.NewController(nodeId=223344, paaTrustStorePath=a.paa)
