@@ -9,7 +9,7 @@ Prints one JSON object per step on stdout ({"step": ..., "ok": ..., "ms": ...}) 
 The SDK hard-codes /data/chip_*.ini and /tmp/chip_kvs: run this inside a private mount
 namespace with private folders bound over /data and /tmp (scripts/chip-controller does).
 
-usage: chip-controller.py --storage DIR --paa DIR --code CODE [--second-fabric] [--keep] [--results FILE]
+usage: chip-controller.py --storage DIR --paa DIR (--code CODE | --reuse) [--second-fabric] [--keep] [--results FILE]
 """
 import argparse
 import asyncio
@@ -47,9 +47,13 @@ async def main():
     p = argparse.ArgumentParser()
     p.add_argument("--storage", required=True)
     p.add_argument("--paa", required=True)
-    p.add_argument("--code", required=True)
+    p.add_argument("--code", help="commission from this QR or manual code")
+    p.add_argument("--reuse", action="store_true",
+                   help="use the fabric stored in --storage by an earlier --keep run: no commissioning")
     p.add_argument("--node-id", type=int, default=0x1234)
     p.add_argument("--second-fabric", action="store_true")
+    p.add_argument("--window-discriminator", type=int, default=2222,
+                   help="discriminator of the enhanced window the first controller opens (a manual code carries its top 4 bits)")
     p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
     p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
@@ -68,13 +72,17 @@ async def main():
     stack = ChipStack(persistentStoragePath=os.path.join(a.storage, "chip-repl.json"))
     cam = chip.CertificateAuthority.CertificateAuthorityManager(chipStack=stack,
                                                                 persistentStorage=stack.GetStorageManager())
-    ca = cam.NewCertificateAuthority()
-    admin = ca.NewFabricAdmin(vendorId=0xFFF1, fabricId=1)
+    if a.reuse:
+        cam.LoadAuthoritiesFromStorage()
+        admin = cam.activeCaList[0].adminList[0]
+    else:
+        admin = cam.NewCertificateAuthority().NewFabricAdmin(vendorId=0xFFF1, fabricId=1)
     ctrl = admin.NewController(nodeId=112233, paaTrustStorePath=a.paa)
     node = a.node_id
     failed = None
     try:
-        await step("commission", ctrl.CommissionWithCode(a.code, node))
+        if not a.reuse:
+            await step("commission", ctrl.CommissionWithCode(a.code, node))
         r = await step("read-vendor-name", ctrl.ReadAttribute(node, [(0, Clusters.BasicInformation.Attributes.VendorName)]))
         vendor = r[0][Clusters.BasicInformation][Clusters.BasicInformation.Attributes.VendorName]
         emit(step="vendor-name", ok=True, value=vendor)
@@ -110,7 +118,8 @@ async def main():
         ctrl2 = None
         if a.second_fabric:
             params = await step("open-commissioning-window",
-                                ctrl.OpenCommissioningWindow(node, timeout=180, iteration=1000, discriminator=3000, option=1))
+                                ctrl.OpenCommissioningWindow(node, timeout=180, iteration=1000, discriminator=a.window_discriminator,
+                                                            option=1))
             ca2 = cam.NewCertificateAuthority()
             admin2 = ca2.NewFabricAdmin(vendorId=0xFFF1, fabricId=2)
             ctrl2 = admin2.NewController(nodeId=223344, paaTrustStorePath=a.paa)

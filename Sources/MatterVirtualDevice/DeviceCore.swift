@@ -25,8 +25,8 @@ struct DeviceHooks: Sendable {
     var attestationChallenge: @Sendable (UInt16) async -> [UInt8]? = { _ in nil }
     /// AddNOC succeeded (its response is about to be sent).
     var nocAdded: @Sendable () async -> Void = {}
-    /// The fail-safe expired or was disarmed and rolled back what was staged.
-    var rolledBack: @Sendable () async -> Void = {}
+    /// The fail-safe timer expired (after the rollback): commissioning sessions must end.
+    var failSafeExpired: @Sendable () async -> Void = {}
     /// A cluster's attributes changed (its data version moved), for subscriptions.
     var clusterChanged: @Sendable (EndpointID, ClusterID) async -> Void = { _, _ in }
 }
@@ -165,6 +165,8 @@ actor DeviceCore: InteractionDevice {
     private func failSafeExpired(_ generation: UInt64) async {
         guard failSafe?.generation == generation else { return }
         await rollBack()
+        // The commissioning (PASE) sessions end with the fail-safe (Matter Core 11.10.7.2.2).
+        await hooks.failSafeExpired()
     }
 
     /// Undoes what the fail-safe staged and disarms it (Matter Core 11.10.7.2.2).
@@ -180,7 +182,6 @@ actor DeviceCore: InteractionDevice {
             bumpFabricClusters()
             await hooks.fabricsChanged(state.fabrics)
         }
-        await hooks.rolledBack()
         // A device left without fabrics is commissionable again.
         if state.fabrics.isEmpty && window == nil { await openWindow(basicWindow, timeout: nil) }
     }

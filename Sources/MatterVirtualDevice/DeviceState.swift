@@ -99,3 +99,13 @@ struct DeviceStateStore: Sendable {
         }
     }
 }
+
+extension FabricRecord: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Keeps the operational key and the IPK out of logs and `dump`.
+    var description: String {
+        "Fabric(index: \(index), fabricID: 0x\(String(fabricID, radix: 16)), nodeID: 0x\(String(nodeID, radix: 16)), "
+            + "label: \"\(label)\", operationalKey: <redacted>, ipk: <redacted>)"
+    }
+    var debugDescription: String { description }
+    var customMirror: Mirror { Mirror(self, children: ["description": description], displayStyle: .struct) }
+}

@@ -41,6 +41,7 @@ public actor VirtualDevice {
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
+        try Self.validate(configuration)  // before any socket opens
         let transport: UDPTransport
         do { transport = try UDPTransport(port: configuration.port, netnsPath: configuration.netnsPath) } catch {
             throw VirtualDeviceError("transport", "cannot open UDP port \(configuration.port): \(error)")
@@ -50,9 +51,7 @@ public actor VirtualDevice {
 
     /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint).
     package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport) async throws(VirtualDeviceError) {
-        guard Passcode.isValid(c.passcode) else { throw .configuration("passcode \(c.passcode) is not allowed") }
-        guard c.discriminator <= 0xFFF else { throw .configuration("discriminator \(c.discriminator) exceeds 4095") }
-        guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
+        try Self.validate(c)
         let payload = SetupPayload(kind: .qrCode, vendorID: c.vendorID, productID: c.productID, commissioningFlow: .standard,
                                    discoveryCapabilities: .onNetwork, discriminator: .long(c.discriminator), passcode: c.passcode)
         var manual = payload
@@ -85,6 +84,12 @@ public actor VirtualDevice {
         manager = ExchangeManager(transport: transport)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state)
         server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1)
+    }
+
+    private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
+        guard Passcode.isValid(c.passcode) else { throw .configuration("passcode \(c.passcode) is not allowed") }
+        guard c.discriminator <= 0xFFF else { throw .configuration("discriminator \(c.discriminator) exceeds 4095") }
+        guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
     }
 
     /// The UDP port the device listens on.
@@ -142,6 +147,11 @@ public actor VirtualDevice {
             windowChanged: { [weak self] window in await self?.windowChanged(window) },
             attestationChallenge: { id in await manager.secureSession(.secure(localSessionID: id))?.attestationChallenge.bytes },
             nocAdded: { [weak self] in await self?.nocAdded() },
+            failSafeExpired: {
+                for s in await manager.secureSessions() where s.peer == .pase {
+                    await manager.removeSession(.secure(localSessionID: s.localSessionID))
+                }
+            },
             clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
         await manager.start()
         await core.start()

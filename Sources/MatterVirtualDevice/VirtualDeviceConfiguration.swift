@@ -60,6 +60,7 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     case slowResponses = "slow-responses"
     /// The CASE responder signs the wrong bytes in Sigma2.
     case badSigma2Signature = "bad-sigma2-signature"
-    /// The process exits right after answering AddNOC (before CommissioningComplete).
+    /// The process exits (status 3) after AddNOC, when the commissioner first opens CASE to the
+    /// new identity (before CommissioningComplete): the staged fabric is never committed.
     case rebootMidCommissioning = "reboot-mid-commissioning"
 }

@@ -29,11 +29,12 @@ struct CHIPControllerVirtualDeviceTests {
     }
 
     /// Runs scripts/chip-controller on h7; returns its exit status and its JSON lines.
-    static func controller(_ lab: Lab, _ arguments: [String]) async throws -> (Int32, [[String: Any]], String) {
+    static func controller(_ lab: Lab, _ arguments: [String], work: String? = nil) async throws -> (Int32, [[String: Any]], String) {
         let python = Lab.repositoryRoot.appendingPathComponent(".peers/venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python),
                      "the CHIP controller is not installed: run scripts/peers (scripts/test does)")
-        let work = "\(lab.directory)/chip-\(UInt32.random(in: 0...UInt32.max))"
+        let work = work ?? "\(lab.directory)/chip-\(UInt32.random(in: 0...UInt32.max))"
+        try? FileManager.default.removeItem(atPath: "\(work)/results.jsonl")
         let script = Lab.repositoryRoot.appendingPathComponent("scripts/chip-controller").path
         let (status, output) = try await lab.run(on: controllerHost, [script, work] + arguments, timeout: 120)
         let text = (try? String(contentsOfFile: "\(work)/results.jsonl", encoding: .utf8)) ?? ""
@@ -128,14 +129,16 @@ struct CHIPControllerVirtualDeviceTests {
         return live
     }
 
-    /// The device keeps its fabric across a restart: it comes back with its operational advert
-    /// and without a commissionable one.
+    /// The device keeps its fabric across a restart: it comes back with its operational advert,
+    /// without a commissionable one, and the controller that commissioned it reads, toggles and
+    /// removes its fabric over a new CASE session.
     @Test func commissionedStateSurvivesARestart() async throws {
         let lab = try Lab.shared()
         let state = "\(lab.directory)/vd-persist-\(UInt32.random(in: 0...UInt32.max))"
         // Its own discriminator, so stale adverts of devices other tests killed do not interfere.
         var (device, qr, _) = try await Self.startDevice(lab, ["--discriminator", "3333"], state: state)
-        let (status, lines, _) = try await Self.controller(lab, ["--code", qr, "--keep"])
+        let work = "\(lab.directory)/chip-persist-\(UInt32.random(in: 0...UInt32.max))"
+        let (status, lines, _) = try await Self.controller(lab, ["--code", qr, "--keep"], work: work)
         #expect(status == 0, "\(lines)")
         await device.stop()
         let attributes = try FileManager.default.attributesOfItem(atPath: "\(state)/state.json")
@@ -149,5 +152,10 @@ struct CHIPControllerVirtualDeviceTests {
         #expect(Self.liveInstances(browse, discriminator: 3333).isEmpty, "commissionable advert after restart: \(browse)")
         let (_, operational) = try await lab.run(on: Self.controllerHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
         #expect(operational.contains("_matter._tcp"), "no operational advert after restart: \(operational)")
+        // The same controller (its stored fabric) reaches the restarted device over CASE.
+        let (again, againLines, output) = try await Self.controller(lab, ["--reuse"], work: work)
+        #expect(again == 0, "\(againLines)\n\(output.suffix(2000))")
+        #expect(Self.step(againLines, "vendor-name")?["value"] as? String == "MatterHub")
+        #expect(Self.step(againLines, "remove-fabric")?["ok"] as? Bool == true)
     }
 }

@@ -44,3 +44,17 @@ import Testing
         #expect(await again.core.state.acl.count == 1)
     }
 }
+
+@Suite struct FabricRecordRedactionTests {
+    @Test func keysNeverPrint() {
+        let secret: [UInt8] = Array(repeating: 0xAB, count: 32)
+        let r = FabricRecord(index: 1, rcac: [], icac: nil, noc: [], operationalKey: secret, ipkEpochKey: Array(secret.prefix(16)),
+                             vendorID: 0xFFF1, label: "Home", rootPublicKey: [], fabricID: 1, nodeID: 2, compressedFabricID: 3)
+        var dumped = ""
+        dump(r, to: &dumped)
+        for text in ["\(r)", String(reflecting: r), dumped] {
+            #expect(text.contains("<redacted>"))
+            #expect(!text.contains("171"), "a key byte (0xAB = 171) leaked: \(text)")
+        }
+    }
+}
