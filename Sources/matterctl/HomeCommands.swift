@@ -55,6 +55,9 @@ enum HomeCommands {
                 throw CommandFailure("\(error)")
             }
         }
+        // Crash testing: MATTERHUB_KILL_AFTER_STEP=<step> makes this process SIGKILL itself right
+        // after that step, as a power cut would (the tests check the store survives it).
+        let killAfter = ProcessInfo.processInfo.environment["MATTERHUB_KILL_AFTER_STEP"]
         var outcomes: [JSON] = []
         var failed = false
         for code in codes {
@@ -64,6 +67,7 @@ enum HomeCommands {
             let results: [Result<CommissioningResult, CommissioningError>]
             do {
                 results = try await request.perform(name: name, room: roomValue) { device, timing in
+                    if timing.step.rawValue == killAfter { kill(getpid(), SIGKILL) }
                     if !json {
                         Output.out("  [\(device + 1)] \(timing.step.title.padding(to: 36)) \(CommissionCommand.format(timing.milliseconds))")
                     }
