@@ -20,7 +20,8 @@ import MatterTLV
 public final class Home: Sendable {
     public let hub: Hub
 
-    private init(hub: Hub) {
+    /// A home over an existing hub (tests inject DNS-SD through the hub).
+    public init(hub: Hub) {
         self.hub = hub
     }
 

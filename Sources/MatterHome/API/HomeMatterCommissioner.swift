@@ -14,6 +14,12 @@ public final class HomeMatterCommissioner: Sendable {
         self.options = options
     }
 
+    /// A commissioner over an existing hub (e.g. one with injected DNS-SD).
+    public init(hub: Hub, options: CommissioningOptions) async throws(HomeError) {
+        home = Home(hub: hub)
+        self.options = options
+    }
+
     /// Prepares, performs and completes a commissioning in the default structure; returns the
     /// node IDs added. A device that fails makes it throw (after the others finished).
     public func commissionMatterDevice(onboardingPayload: String,
