@@ -130,7 +130,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
-        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto"],
+        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
         .executableTarget(name: "handshake-bench",
                           dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
