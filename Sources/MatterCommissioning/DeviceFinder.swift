@@ -68,7 +68,9 @@ public struct DeviceFinder: Sendable {
     /// The candidates as they are found, first one as soon as it resolves; the stream ends at
     /// `timeout` or when the consumer stops.
     public func candidates(for payload: SetupPayload, timeout: Duration) -> AsyncThrowingStream<DeviceCandidate, any Error> {
-        let browse = discovery.commissionableNodes(matching: Self.filter(for: payload))
+        // Both browses at once: devices that publish no _S/_V subtype (CircuitMatter) are found
+        // from their TXT without waiting for the subtype browse to come back empty.
+        let browse = discovery.commissionableNodes(matching: Self.filter(for: payload), eagerFallback: true)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DeviceCandidate.self)
         let task = Task {
             var seen = Set<String>()

@@ -30,7 +30,10 @@ public struct MatterDiscovery: Sendable {
     /// A subtype filter browses the subtype (`_L3840._sub._matterc._udp`). Some devices publish
     /// no `_S`/`_V` (or other) subtypes, so when the subtype browse has answered "all for now" with
     /// nothing, it also browses all `_matterc._udp` and keeps the nodes whose TXT matches.
-    public func commissionableNodes(matching filter: CommissionableFilter = .any)
+    ///
+    /// With `eagerFallback` both browses start at once (a commissioner in a hurry: a device
+    /// without the subtype is then found without waiting ~1 s for "all for now").
+    public func commissionableNodes(matching filter: CommissionableFilter = .any, eagerFallback: Bool = false)
         -> AsyncThrowingStream<DiscoveryEvent<CommissionableNode>, any Error> {
         let subtype: String
         do { subtype = try filter.dnssdFilter.subtype() } catch {
@@ -40,7 +43,7 @@ public struct MatterDiscovery: Sendable {
         let fallback: String? = subtype.isEmpty ? nil : type.rawValue
         // A subtype browse is trusted as it stands (the device put itself in the subtype); a
         // plain browse, and the fallback, are matched on name and TXT.
-        return typed(primary: type.browseType(subtype: subtype), fallback: fallback,
+        return typed(primary: type.browseType(subtype: subtype), fallback: fallback, eagerFallback: eagerFallback,
                      filterPrimary: subtype.isEmpty, make: CommissionableNode.init) { filter.matches($0) }
     }
 
@@ -73,7 +76,8 @@ public struct MatterDiscovery: Sendable {
     /// Runs the primary browse, and the fallback browse once the primary found nothing; merges
     /// both (a node found by either is reported once) and types the results.
     private func typed<Node: Sendable & Hashable>(
-        primary: String, fallback: String?, filterPrimary: Bool, make: @escaping @Sendable (ServiceInstance) -> Node,
+        primary: String, fallback: String?, eagerFallback: Bool = false, filterPrimary: Bool,
+        make: @escaping @Sendable (ServiceInstance) -> Node,
         keep: @escaping @Sendable (Node) -> Bool
     ) -> AsyncThrowingStream<DiscoveryEvent<Node>, any Error> {
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DiscoveryEvent<Node>.self)
@@ -98,6 +102,7 @@ public struct MatterDiscovery: Sendable {
                         } catch { sink.finish(throwing: error) }
                     }
                 }
+                if eagerFallback { trigger.yield() }
                 var merger = SourceMerger<Node>(filterPrimary: filterPrimary)
                 do {
                     for try await (source, event) in merged {
