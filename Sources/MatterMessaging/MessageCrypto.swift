@@ -22,10 +22,10 @@ public enum MessageCrypto {
         return n + mic.suffix(11)
     }
 
-    /// The privacy key of a unicast session: HKDF(encryption key, info "PrivacyKey").
+    /// The privacy key of a session: HKDF(encryption key, info "PrivacyKey"), the same
+    /// derivation as a group's privacy key.
     public static func privacyKey(for encryptionKey: SecretBytes) throws -> SecretBytes {
-        SecretBytes(try HKDF.deriveKey(inputKeyMaterial: encryptionKey.bytes, salt: [], info: Array("PrivacyKey".utf8),
-                                       outputByteCount: 16))
+        try MatterGroupKeys.privacyKey(operationalKey: encryptionKey)
     }
 
     /// Encrypts a message: `payload` is the protocol header and application payload.
