@@ -23,7 +23,9 @@ enum Matterctl {
         var lines = [
             "matterctl: MatterHub, a Matter commissioner and home hub for Linux.",
             "",
-            "usage: matterctl <command> [options]",
+            "usage: matterctl [--state DIR] <command> [options]",
+            "",
+            "The hub's state lives in --state DIR, else $MATTERHUB_STATE, else ~/.local/share/matterhub.",
             "",
             "commands:",
         ]
@@ -34,6 +36,21 @@ enum Matterctl {
     }
 
     static func main(_ argv: [String]) async -> Int32 {
+        // The global `--state DIR` (before the command) is handed to the command.
+        var argv = argv
+        var global: [String] = []
+        while argv.first == "--state" || argv.first?.hasPrefix("--state=") == true {
+            if argv[0] == "--state" {
+                guard argv.count >= 2 else {
+                    Output.err("error: --state needs a directory")
+                    return 64
+                }
+                global += Array(argv[0...1])
+                argv.removeFirst(2)
+            } else {
+                global.append(argv.removeFirst())
+            }
+        }
         guard let first = argv.first else {
             Output.err(help)
             return 64
@@ -46,7 +63,7 @@ enum Matterctl {
             Output.err("error: unknown command '\(first)'\n\n\(help)")
             return 64
         }
-        let rest = Array(argv.dropFirst())
+        let rest = Array(argv.dropFirst()) + global
         if rest.contains("--help") || rest.contains("-h") {
             Output.out(command.help)
             return 0

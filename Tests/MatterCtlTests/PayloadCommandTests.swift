@@ -87,3 +87,38 @@ import TestSupport
         #expect(try matterctl("payload", "--help").status == 0)
     }
 }
+
+/// The hub commands without a network: the store in a temporary state directory.
+@Suite struct HubCommandTests {
+    func state() -> String { NSTemporaryDirectory() + "matterctl-state-\(UInt32.random(in: 0...UInt32.max))" }
+
+    @Test func globalStateOptionBeforeTheCommand() throws {
+        let dir = state()
+        let add = try ProcessRunner.run(ProcessRunner.matterctl, ["--state", dir, "rooms", "add", "Kitchen"])
+        #expect(add.status == 0, "\(add.stderr)")
+        let list = try ProcessRunner.run(ProcessRunner.matterctl, ["rooms", "list", "--json", "--state", dir])
+        #expect(list.stdout.contains("\"name\":\"Kitchen\""))
+        // Same name again, in other case: refused, exit 1.
+        let again = try ProcessRunner.run(ProcessRunner.matterctl, ["--state", dir, "rooms", "add", "kitchen"])
+        #expect(again.status == 1 && !again.stderr.isEmpty)
+        var info = stat()
+        #expect(stat(dir, &info) == 0 && info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test func stateFromTheEnvironment() throws {
+        let dir = state()
+        var env = ProcessInfo.processInfo.environment
+        env["MATTERHUB_STATE"] = dir
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, ["devices", "--json"], environment: env)
+        #expect(r.status == 0 && r.stdout.contains("\"devices\":[]"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/hub.sqlite"))
+    }
+
+    @Test func unknownDeviceIsAClearError() throws {
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, ["read", "0x1234", "basicinformation", "vendorname", "--state", state()])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("no device with node ID"))
+        let usage = try ProcessRunner.run(ProcessRunner.matterctl, ["read", "0x1234", "nosuchcluster", "x", "--state", state()])
+        #expect(usage.status == 64)
+    }
+}
