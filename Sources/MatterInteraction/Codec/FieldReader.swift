@@ -67,6 +67,12 @@ struct FieldReader {
         return out
     }
 
+    /// A mandatory array field: absent is `missingField`.
+    func requiredArray<T>(_ tag: UInt8, _ decode: (TLVElement) throws(InteractionError) -> T) throws(InteractionError) -> [T] {
+        guard let items = try array(tag, decode) else { throw .malformed(what: what, .missingField(.context(tag))) }
+        return items
+    }
+
     /// The Interaction Model revision (tag 0xFF); absent in some old peers' messages.
     func revision() throws(InteractionError) -> UInt8 {
         try uint(imRevisionTag, UInt8.self) ?? interactionModelRevision

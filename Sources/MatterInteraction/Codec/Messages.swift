@@ -269,10 +269,7 @@ public struct WriteRequestMessage: IMMessage {
         let f = try FieldReader(element, .structure, "WriteRequestMessage")
         suppressResponse = try f.bool(Tag.suppressResponse)
         timedRequest = try f.requiredBool(Tag.timedRequest)
-        guard let writes = try f.array(Tag.writeRequests, { e throws(InteractionError) in try AttributeDataIB(element: e) }) else {
-            throw .malformed(what: "WriteRequestMessage", .missingField(.context(Tag.writeRequests)))
-        }
-        writeRequests = writes
+        writeRequests = try f.requiredArray(Tag.writeRequests, { e throws(InteractionError) in try AttributeDataIB(element: e) })
         moreChunkedMessages = try f.bool(Tag.moreChunkedMessages)
         interactionModelRevision = try f.revision()
     }
@@ -340,10 +337,7 @@ public struct InvokeRequestMessage: IMMessage {
         let f = try FieldReader(element, .structure, "InvokeRequestMessage")
         suppressResponse = try f.requiredBool(Tag.suppressResponse)
         timedRequest = try f.requiredBool(Tag.timedRequest)
-        guard let reqs = try f.array(Tag.invokeRequests, { e throws(InteractionError) in try CommandDataIB(element: e) }) else {
-            throw .malformed(what: "InvokeRequestMessage", .missingField(.context(Tag.invokeRequests)))
-        }
-        invokeRequests = reqs
+        invokeRequests = try f.requiredArray(Tag.invokeRequests, { e throws(InteractionError) in try CommandDataIB(element: e) })
         interactionModelRevision = try f.revision()
     }
 
@@ -381,10 +375,7 @@ public struct InvokeResponseMessage: IMMessage {
     public init(element: TLVElement) throws(InteractionError) {
         let f = try FieldReader(element, .structure, "InvokeResponseMessage")
         suppressResponse = try f.requiredBool(Tag.suppressResponse)
-        guard let resps = try f.array(Tag.invokeResponses, { e throws(InteractionError) in try InvokeResponseIB(element: e) }) else {
-            throw .malformed(what: "InvokeResponseMessage", .missingField(.context(Tag.invokeResponses)))
-        }
-        invokeResponses = resps
+        invokeResponses = try f.requiredArray(Tag.invokeResponses, { e throws(InteractionError) in try InvokeResponseIB(element: e) })
         moreChunkedMessages = try f.bool(Tag.moreChunkedMessages)
         interactionModelRevision = try f.revision()
     }
