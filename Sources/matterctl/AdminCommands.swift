@@ -2,16 +2,15 @@ import MatterHome
 import MatterSetupPayload
 
 /// `matterctl unpair <node>`: removes the hub's fabric from the device and forgets it.
-struct UnpairCommand: Command {
-    static let name = "unpair"
-    static let summary = "Remove the hub's fabric from a device and forget it"
-    static let help = "usage: matterctl [--state DIR] unpair <node>"
+struct UnpairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "unpair",
+        abstract: "Remove the hub's fabric from a device and forget it",
+        usesHubState: true,
+        arguments: [.nodeID])
 
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state"])
-        let state = StateDirectory.resolve(args.value("--state"))
-        try args.rejectUnknown()
-        guard args.positional.count == 1 else { throw UsageError("unpair takes one node ID") }
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let state = args.stateDirectory
         let node = try parseNodeID(args.positional[0])
         let home = try await HomeCommands.open(state)
         defer { Task { await home.close() } }
@@ -27,24 +26,26 @@ struct UnpairCommand: Command {
 }
 
 /// `matterctl share <node>`: opens an enhanced commissioning window for another ecosystem.
-struct ShareCommand: Command {
-    static let name = "share"
-    static let summary = "Open a commissioning window so another ecosystem can add a device"
-    static let help = """
-        usage: matterctl [--state DIR] share <node> [--timeout S] [--json]
+struct ShareCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "share",
+        abstract: "Open a commissioning window so another ecosystem can add a device",
+        discussion: """
+            Opens an enhanced commissioning window on the device with a fresh random passcode and prints \
+            the new QR and manual codes (multi-admin). The window closes after --timeout seconds or when \
+            the other ecosystem has commissioned the device.
+            """,
+        usesHubState: true,
+        arguments: [.nodeID],
+        options: [
+            .value("--timeout", "S", help: "how long the window stays open (default 300 s)"),
+            .flag("--json", help: "one JSON object on stdout"),
+        ])
 
-        Opens an enhanced commissioning window on the device with a fresh random passcode and
-        prints the new QR and manual codes (multi-admin). The window closes after --timeout
-        seconds (default 300) or when the other ecosystem has commissioned the device.
-        """
-
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state", "--timeout"])
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
-        let state = StateDirectory.resolve(args.value("--state"))
+        let state = args.stateDirectory
         let timeout = try args.integer("--timeout", as: UInt16.self) ?? 300
-        try args.rejectUnknown()
-        guard args.positional.count == 1 else { throw UsageError("share takes one node ID") }
         let node = try parseNodeID(args.positional[0])
         let home = try await HomeCommands.open(state)
         defer { Task { await home.close() } }

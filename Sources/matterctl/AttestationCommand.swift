@@ -3,43 +3,47 @@ import MatterCertificates
 
 /// `matterctl attestation verify`: device attestation of certificate files, as a commissioner
 /// performs it (DAC -> PAI -> PAA against a trust-store folder, optional CD and revocation set).
-struct AttestationCommand: Command {
-    static let name = "attestation"
-    static let summary = "Verify device attestation credentials (DAC, PAI, CD) against a PAA trust store"
-    static let help = """
-        usage: matterctl attestation verify --dac F --pai F [--cd F] --paa-store DIR
-                   [--vendor-id V] [--product-id P] [--revocation-set F] [--at TIME]
-                   [--allow-test-devices] [--json]
+struct AttestationCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "attestation",
+        abstract: "Verify device attestation credentials (DAC, PAI, CD) against a PAA trust store",
+        subcommands: [Verify.self])
 
-        verify     Checks the DAC and PAI against their Matter profiles, their VID/PID rules,
-                   the chain to a PAA in the trust store (signatures, names, validity), and,
-                   with --cd, the certification declaration's CSA signature and content. Exit 0
-                   when attestation holds; exit 1 naming the rule that failed and what to do.
+    /// `matterctl attestation verify --dac F --pai F --paa-store DIR ...`
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "verify",
+            abstract: "Check a DAC, its PAI and a CD as a commissioner does",
+            discussion: """
+                Checks the DAC and PAI against their Matter profiles, their VID/PID rules, the chain to a PAA \
+                in the trust store (signatures, names, validity), and, with --cd, the certification \
+                declaration's CSA signature and content. Exit 0 when attestation holds; exit 1 naming the \
+                rule that failed and what to do.
+                """,
+            options: [
+                .value("--dac", "F", help: "DAC certificate file (DER or PEM)", required: true),
+                .value("--pai", "F", help: "PAI certificate file (DER or PEM)", required: true),
+                .value("--cd", "F", help: "certification declaration (CMS, DER)"),
+                .value("--paa-store", "DIR", help: """
+                    trust-store folder: every *.der and *.pem file is a PAA (the format of chip-tool's \
+                    --paa-trust-store-path)
+                    """, required: true),
+                .value("--vendor-id", "V", help: "the device's VendorID (Basic Information); default: the DAC's"),
+                .value("--product-id", "P", help: "the device's ProductID; default: the DAC's"),
+                .value("--revocation-set", "F", help: "revocation set JSON (the SDK's format); revoked DACs/PAIs fail"),
+                .value("--at", "TIME", help: """
+                    check validity at this time (ISO 8601, e.g. 2024-07-01T00:00:00Z) instead of now
+                    """),
+                .flag("--allow-test-devices", help: "accept test PAAs, the CSA test CD key and development CDs"),
+                .flag("--json", help: "machine-readable result on stdout"),
+            ])
 
-        options:
-          --dac F               DAC certificate file (DER or PEM)
-          --pai F               PAI certificate file (DER or PEM)
-          --cd F                certification declaration (CMS, DER)
-          --paa-store DIR       trust-store folder: every *.der and *.pem file is a PAA
-                                (the format of chip-tool's --paa-trust-store-path)
-          --vendor-id V         the device's VendorID (Basic Information); default: the DAC's
-          --product-id P        the device's ProductID; default: the DAC's
-          --revocation-set F    revocation set JSON (the SDK's format); revoked DACs/PAIs fail
-          --at TIME             check validity at this time (ISO 8601, e.g. 2024-07-01T00:00:00Z)
-                                instead of now
-          --allow-test-devices  accept test PAAs, the CSA test CD key and development CDs
-          --json                machine-readable result on stdout
-        """
-
-    static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("attestation needs 'verify'") }
-        guard sub == "verify" else { throw UsageError("unknown attestation subcommand '\(sub)'") }
-        return try verify(Array(arguments.dropFirst()))
+        static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+            try AttestationCommand.verify(arguments)
+        }
     }
 
-    static func verify(_ argv: [String]) throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--dac", "--pai", "--cd", "--paa-store", "--vendor-id",
-                                                      "--product-id", "--revocation-set", "--at"])
+    static func verify(_ args: ParsedArguments) throws -> Int32 {
         let json = args.flag("--json")
         let allowTest = args.flag("--allow-test-devices")
         guard let dacPath = args.value("--dac") else { throw UsageError("--dac is required") }
@@ -50,8 +54,6 @@ struct AttestationCommand: Command {
         let productID = try args.integer("--product-id", as: UInt16.self)
         let revocationPath = args.value("--revocation-set")
         let now = try time(args.value("--at"))
-        try args.rejectUnknown()
-        guard args.positional.isEmpty else { throw UsageError("unexpected argument '\(args.positional[0])'") }
 
         let dac = try certificateFile(dacPath, "DAC")
         let pai = try certificateFile(paiPath, "PAI")

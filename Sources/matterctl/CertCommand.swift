@@ -3,47 +3,59 @@ import MatterCertificates
 
 /// `matterctl cert decode|convert`: inspect Matter operational certificates and convert them
 /// between the Matter TLV and X.509 DER encodings.
-struct CertCommand: Command {
-    static let name = "cert"
-    static let summary = "Decode or convert Matter certificates (TLV <-> X.509 DER)"
-    static let help = """
-        usage: matterctl cert decode <file|hex> [--json]
-               matterctl cert convert <file|hex> --to der|tlv [--out FILE]
+struct CertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "cert",
+        abstract: "Decode or convert Matter certificates (TLV <-> X.509 DER)",
+        subcommands: [Decode.self, Convert.self])
 
-        decode     Shows the subject and issuer, validity, public key, extensions and signature
-                   of a certificate in either encoding (detected from the first byte: 0x30 is
-                   X.509 DER, anything else Matter TLV). A DER certificate outside the Matter
-                   operational profile (e.g. a DAC) is shown as plain X.509 with the reason.
-        convert    Converts to the other encoding (or re-encodes to the same one). Prints
-                   lowercase hex unless --out is given. Exit 1 naming the defect when the
-                   certificate is malformed or not convertible.
+    static let input = ArgumentDeclaration(
+        "certificate",
+        help: "a file (PEM, DER, TLV, hex or base64 text such as the SDK's .chip-b64 files) or the certificate as a hex string")
 
-        The input is a file (PEM, DER, TLV, hex text or base64 text such as the SDK's
-        .chip-b64 files) or the certificate as a hex string.
+    /// `matterctl cert decode <certificate>`
+    struct Decode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "decode",
+            abstract: "Show a certificate in either encoding",
+            discussion: """
+                Shows the subject and issuer, validity, public key, extensions and signature of a certificate \
+                in either encoding (detected from the first byte: 0x30 is X.509 DER, anything else Matter TLV). \
+                A DER certificate outside the Matter operational profile (e.g. a DAC) is shown as plain X.509 \
+                with the reason.
+                """,
+            arguments: [CertCommand.input],
+            options: [.flag("--json", help: "machine-readable output on stdout")])
 
-        options:
-          --json         machine-readable output on stdout
-          --to FORMAT    der or tlv
-          --out FILE     write the converted certificate (binary) to FILE
-        """
+        static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+            try CertCommand.decode(arguments)
+        }
+    }
 
-    static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("cert needs 'decode' or 'convert'") }
-        let rest = Array(arguments.dropFirst())
-        switch sub {
-        case "decode": return try decode(rest)
-        case "convert": return try convert(rest)
-        default: throw UsageError("unknown cert subcommand '\(sub)'")
+    /// `matterctl cert convert <certificate> --to der|tlv [--out FILE]`
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "convert",
+            abstract: "Convert a certificate to the other encoding",
+            discussion: """
+                Converts to the other encoding (or re-encodes to the same one). Prints lowercase hex unless \
+                --out is given. Exit 1 naming the defect when the certificate is malformed or not convertible.
+                """,
+            arguments: [CertCommand.input],
+            options: [
+                .value("--to", "FORMAT", help: "der or tlv", required: true),
+                .value("--out", "FILE", help: "write the converted certificate (binary) to FILE"),
+            ])
+
+        static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+            try CertCommand.convert(arguments)
         }
     }
 
     // MARK: - decode
 
-    static func decode(_ argv: [String]) throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: [])
+    static func decode(_ args: ParsedArguments) throws -> Int32 {
         let json = args.flag("--json")
-        try args.rejectUnknown()
-        guard args.positional.count == 1 else { throw UsageError("cert decode needs one certificate (file or hex)") }
         let bytes = try CertificateInput.load(args.positional[0])
         let isDER = bytes.first == 0x30
 
@@ -65,13 +77,10 @@ struct CertCommand: Command {
 
     // MARK: - convert
 
-    static func convert(_ argv: [String]) throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--to", "--out"])
+    static func convert(_ args: ParsedArguments) throws -> Int32 {
         guard let to = args.value("--to") else { throw UsageError("cert convert needs --to der or --to tlv") }
         guard to == "der" || to == "tlv" else { throw UsageError("--to must be der or tlv, not '\(to)'") }
         let out = args.value("--out")
-        try args.rejectUnknown()
-        guard args.positional.count == 1 else { throw UsageError("cert convert needs one certificate (file or hex)") }
         let bytes = try CertificateInput.load(args.positional[0])
 
         let result: [UInt8]

@@ -3,50 +3,57 @@ import MatterMessaging
 import MatterSetupPayload
 
 /// `matterctl commission`: commission devices from their setup codes.
-struct CommissionCommand: Command {
-    static let name = "commission"
-    static let summary = "Commission a Matter device from its setup code"
-    static let help = """
-        usage: matterctl [--state DIR] commission <code>... [--name N] [--room R] [--paa-store DIR]
-                   [--allow-test-devices] [--timeout S] [--json]
-               matterctl commission --pase-only <code> [--timeout S] [--json]
+struct CommissionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "commission",
+        abstract: "Commission a Matter device from its setup code",
+        discussion: """
+            Commissions every device of each code onto the hub's fabric (several at once, each with its own \
+            node ID), printing each step with its time, and records it in the home (name, room). \
+            Attestation is strict: the device's DAC must chain to a PAA in --paa-store (a folder of DER/PEM \
+            PAA certificates, as chip-tool's --paa-trust-store-path); devices with test credentials are \
+            refused unless --allow-test-devices is given. Exit 1 naming the failed step, the device and \
+            what to try; the device's fail-safe is disarmed and nothing is recorded.
 
-        Commissions every device of each code onto the hub's fabric (several at once, each
-        with its own node ID), printing each step with its time, and records it in the home
-        (name, room). Attestation is strict: the device's DAC must chain to a PAA in
-        --paa-store (a folder of DER/PEM PAA certificates, as chip-tool's
-        --paa-trust-store-path); devices with test credentials are refused unless
-        --allow-test-devices is given. Exit 1 naming the failed step, the device and what to
-        try; the device's fail-safe is disarmed and nothing is recorded.
+            With --pase-only (like chip-tool's code-paseonly) it finds one device by the code's \
+            discriminator, establishes a PASE session with the code's passcode, prints the time each step \
+            took and closes, leaving the hub's state untouched. Exit 1 naming the step that failed \
+            (discovery; PASE: wrong passcode, no response ...).
+            """,
+        usesHubState: true,
+        arguments: [.init("code", help: "a QR code (MT:...) or manual pairing code", arity: .oneOrMore)],
+        options: [
+            .value("--name", "N", help: "the device's name in the home (also written as its NodeLabel)"),
+            .value("--room", "R", help: "the room to put it in (created when new)"),
+            .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files)"),
+            .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
+            .flag("--pase-only", help: "only discover the device and establish a PASE session"),
+            .value("--timeout", "S", help: "how long discovery may take (default 15 s)"),
+            .flag("--json", help: "one JSON object on stdout"),
+        ],
+        examples: ["matterctl commission MT:Y.K9042C00KA0648G00 --name Lamp --room Kitchen",
+                   "matterctl commission --pase-only 34970112332"])
 
-        --pase-only   Like chip-tool's code-paseonly: find the device by the code's
-                      discriminator (DNS-SD through avahi-daemon), establish a PASE session
-                      with the code's passcode, print the time each step took, and close.
-                      Exit 1 naming the step that failed (discovery; PASE: wrong passcode,
-                      no response ...).
-        --timeout S   how long discovery may take (default 15 s)
-        --json        one JSON object on stdout
-        """
-
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--timeout", "--state", "--name", "--room", "--paa-store"])
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
-        let paseOnly = args.flag("--pase-only")
         let timeout = try args.integer("--timeout", as: Int.self) ?? 15
-        if paseOnly {
-            try args.rejectUnknown()
+        if args.flag("--pase-only") {
+            for option in ["--name", "--room", "--paa-store"] where args.value(option) != nil {
+                throw UsageError("\(option) does not go with --pase-only (nothing is recorded)")
+            }
             guard args.positional.count == 1, let code = args.positional.first else {
                 throw UsageError("commission --pase-only takes exactly one setup code")
             }
+            if args.global.verbose && args.global.state != nil {
+                Output.err("note: --pase-only does not use the hub's state; the global --state is ignored")
+            }
             return try await runPASEOnly(code: code, timeout: timeout, json: json)
         }
-        let state = StateDirectory.resolve(args.value("--state"))
-        let name = args.value("--name"), room = args.value("--room"), paaStore = args.value("--paa-store")
-        let allowTest = args.flag("--allow-test-devices")
-        try args.rejectUnknown()
-        guard !args.positional.isEmpty else { throw UsageError("commission needs at least one setup code") }
-        return try await HomeCommands.commission(codes: args.positional, state: state, name: name, room: room,
-                                                 paaStore: paaStore, allowTestDevices: allowTest, timeout: timeout, json: json)
+        return try await HomeCommands.commission(codes: args.positional, state: args.stateDirectory,
+                                                 name: args.value("--name"), room: args.value("--room"),
+                                                 paaStore: args.value("--paa-store"),
+                                                 allowTestDevices: args.flag("--allow-test-devices"),
+                                                 timeout: timeout, json: json)
     }
 
     static func runPASEOnly(code: String, timeout: Int, json: Bool) async throws -> Int32 {

@@ -1,20 +1,17 @@
 import Foundation
 
 /// `matterctl demo`: runs scripts/demo from the source tree this binary was built from.
-struct DemoCommand: Command {
-    static let name = "demo"
-    static let summary = "Commission a virtual device end to end, name it, toggle it (scripts/demo)"
-    static let help = """
-        usage: matterctl demo
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "demo",
+        abstract: "Commission a virtual device end to end, name it, toggle it (scripts/demo)",
+        discussion: """
+            Starts a virtual Matter light, commissions it onto the hub's fabric, names it, reads and toggles \
+            it, lists the hub's devices and tears everything down. Without a running system avahi-daemon it \
+            brings up a private network-namespace lab first (root needed).
+            """)
 
-        Starts a virtual Matter light, commissions it onto the hub's fabric, names it, reads and
-        toggles it, lists the hub's devices and tears everything down. Without a running system
-        avahi-daemon it brings up a private network-namespace lab first (root needed).
-        """
-
-    static func run(_ argv: [String]) async throws -> Int32 {
-        let args = try Arguments(argv, valueOptions: [])
-        try args.rejectUnknown()
+    static func run(_ arguments: ParsedArguments) async throws -> Int32 {
         // .build/<triple>/<config>/matterctl -> the repository root.
         var root = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         while root.path != "/" && !FileManager.default.fileExists(atPath: root.appendingPathComponent("scripts/demo").path) {

@@ -3,42 +3,38 @@ import MatterDiscovery
 
 /// `matterctl discover`: finds Matter devices, commissioners and Thread border routers through
 /// the system's avahi-daemon.
-enum DiscoverCommand: Command {
-    static let name = "discover"
-    static let summary = "Find Matter devices, commissioners and border routers (DNS-SD)"
-    static let help = """
-        usage: matterctl discover [commissionable|operational|commissioners|border-routers|all] [options]
-
-        Browses DNS-SD through the system's avahi-daemon and prints what it finds:
-          commissionable   devices ready to be commissioned (_matterc._udp, the default)
-          operational      commissioned nodes (_matter._tcp)
-          commissioners    commissioners (_matterd._udp)
-          border-routers   Thread border routers (_meshcop._udp)
-          all              all four
-
-        options:
-          --discriminator D          12-bit long discriminator (_L subtype)
-          --short-discriminator S    4-bit short discriminator (_S subtype, e.g. from a manual code)
-          --vendor-id V              vendor ID (_V subtype)
-          --device-type T            device type (_T subtype)
-          --commissioning-mode       only devices with an open commissioning window (_CM subtype)
-          --instance NAME            one instance name
-          --fabric CFID              operational: compressed fabric ID (16 hex digits, _I subtype)
-          --node-id N                operational: one node of that fabric (hex or decimal)
-          --timeout S                seconds to browse (default 3; with --watch: until interrupted)
-          --watch                    keep running and report changes and removals
-          --json                     one JSON object per line
-        Filters on commissionable devices fall back to matching TXT values for devices that publish
-        no subtypes.
-        """
-
-    static func run(_ arguments: [String]) async throws -> Int32 {
-        var args = try Arguments(arguments, valueOptions: [
-            "--discriminator", "--short-discriminator", "--vendor-id", "--device-type", "--timeout",
-            "--instance", "--fabric", "--node-id",
+enum DiscoverCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "discover",
+        abstract: "Find Matter devices, commissioners and border routers (DNS-SD)",
+        discussion: """
+            Browses DNS-SD through the system's avahi-daemon and prints what it finds:
+              commissionable   devices ready to be commissioned (_matterc._udp, the default)
+              operational      commissioned nodes (_matter._tcp)
+              commissioners    commissioners (_matterd._udp)
+              border-routers   Thread border routers (_meshcop._udp)
+              all              all four
+            Filters on commissionable devices fall back to matching TXT values for devices that publish \
+            no subtypes.
+            """,
+        arguments: [.init("kind", help: "commissionable (default), operational, commissioners, border-routers or all",
+                          arity: .optional)],
+        options: [
+            .value("--discriminator", "D", help: "12-bit long discriminator (_L subtype)"),
+            .value("--short-discriminator", "S", help: "4-bit short discriminator (_S subtype, e.g. from a manual code)"),
+            .value("--vendor-id", "V", help: "vendor ID (_V subtype)"),
+            .value("--device-type", "T", help: "device type (_T subtype)"),
+            .flag("--commissioning-mode", help: "only devices with an open commissioning window (_CM subtype)"),
+            .value("--instance", "NAME", help: "one instance name"),
+            .value("--fabric", "CFID", help: "operational: compressed fabric ID (16 hex digits, _I subtype)"),
+            .value("--node-id", "N", help: "operational: one node of that fabric (hex or decimal)"),
+            .value("--timeout", "S", help: "seconds to browse (default 3; with --watch: until interrupted)"),
+            .flag("--watch", help: "keep running and report changes and removals"),
+            .flag("--json", help: "one JSON object per line"),
         ])
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         let kind = args.positional.first ?? "commissionable"
-        guard args.positional.count <= 1 else { throw UsageError("unexpected argument '\(args.positional[1])'") }
         guard ["commissionable", "operational", "commissioners", "border-routers", "all"].contains(kind) else {
             throw UsageError("unknown discovery kind '\(kind)'")
         }
@@ -74,7 +70,6 @@ enum DiscoverCommand: Command {
         } else {
             timeout = watch ? nil : 3
         }
-        try args.rejectUnknown()
 
         let fabricID = fabric
         let discovery = MatterDiscovery { state in

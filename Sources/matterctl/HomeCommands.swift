@@ -118,16 +118,16 @@ enum HomeCommands {
 }
 
 /// `matterctl devices`: the home's commissioned devices.
-struct DevicesCommand: Command {
-    static let name = "devices"
-    static let summary = "List the devices commissioned into the hub"
-    static let help = "usage: matterctl [--state DIR] devices [--json]"
+struct DevicesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "devices",
+        abstract: "List the devices commissioned into the hub",
+        usesHubState: true,
+        options: [.flag("--json", help: "one JSON object on stdout")])
 
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state"])
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
-        let state = StateDirectory.resolve(args.value("--state"))
-        try args.rejectUnknown()
+        let state = args.stateDirectory
         let home = try await HomeCommands.open(state)
         defer { Task { await home.close() } }
         let devices: [Device]
@@ -153,40 +153,73 @@ struct DevicesCommand: Command {
 }
 
 /// `matterctl rooms [list|add NAME]`.
-struct RoomsCommand: Command {
-    static let name = "rooms"
-    static let summary = "List or add rooms"
-    static let help = "usage: matterctl [--state DIR] rooms [list|add NAME] [--json]"
+struct RoomsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "rooms",
+        abstract: "List or add rooms",
+        subcommands: [List.self, Add.self],
+        defaultSubcommand: List.self)
 
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state"])
-        let json = args.flag("--json")
-        let state = StateDirectory.resolve(args.value("--state"))
-        try args.rejectUnknown()
-        let home = try await HomeCommands.open(state)
-        defer { Task { await home.close() } }
-        do {
-            guard let structure = try await home.structures().first else { throw CommandFailure("no structure") }
-            switch args.positional.first ?? "list" {
-            case "list":
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "list",
+            abstract: "List the home's rooms",
+            usesHubState: true,
+            options: [.flag("--json", help: "one JSON object on stdout")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            try await RoomsCommand.withStructure(args) { structure in
                 let rooms = try await structure.rooms()
-                if json {
-                    Output.out(JSON.object([("rooms", .array(rooms.map { .object([("id", .int($0.id.rawValue)), ("name", .string($0.name))]) }))]).text)
+                if args.flag("--json") {
+                    Output.out(JSON.object([("rooms", .array(rooms.map(RoomsCommand.json)))]).text)
                 } else {
-                    for r in rooms { Output.out(r.name) }
+                    for room in rooms { Output.out(room.name) }
                 }
-            case "add":
-                guard args.positional.count == 2 else { throw UsageError("rooms add takes one name") }
-                let r = try await structure.addRoom(name: args.positional[1])
-                Output.out(json ? JSON.object([("id", .int(r.id.rawValue)), ("name", .string(r.name))]).text : "Added room \(r.name)")
-            default:
-                throw UsageError("rooms takes 'list' or 'add NAME'")
             }
-        } catch let e as HomeError {
-            throw CommandFailure(e.description)
+        }
+    }
+
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "add",
+            abstract: "Add a room",
+            usesHubState: true,
+            arguments: [.init("name", help: "the room's name (unique in the home, any case)")],
+            options: [.flag("--json", help: "one JSON object on stdout")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            try await RoomsCommand.withStructure(args) { structure in
+                let room = try await structure.addRoom(name: args.positional[0])
+                Output.out(args.flag("--json") ? RoomsCommand.json(room).text : "Added room \(room.name)")
+            }
+        }
+    }
+
+    static func json(_ room: Room) -> JSON {
+        .object([("id", .int(room.id.rawValue)), ("name", .string(room.name))])
+    }
+
+    /// Opens the home, runs `body` on its structure and closes the home again.
+    static func withStructure(_ args: ParsedArguments, _ body: (Structure) async throws -> Void) async throws -> Int32 {
+        let home = try await HomeCommands.open(args.stateDirectory)
+        do {
+            guard let structure = try await home.structures().first else { throw CommandFailure("the home has no structure") }
+            try await body(structure)
+            await home.close()
+        } catch let error as HomeError {
+            await home.close()
+            throw CommandFailure(error.description)
+        } catch {
+            await home.close()
+            throw error
         }
         return 0
     }
+}
+
+extension ArgumentDeclaration {
+    /// A node ID argument.
+    static let nodeID = ArgumentDeclaration("node", help: "the device's node ID (decimal or 0x hex, see 'matterctl devices')")
 }
 
 /// Node IDs on the command line: decimal or 0x hex.
@@ -217,21 +250,26 @@ enum ClusterNames {
 }
 
 /// `matterctl read <node> <cluster> <attribute> [--endpoint E]`.
-struct ReadCommand: Command {
-    static let name = "read"
-    static let summary = "Read an attribute from a commissioned device"
-    static let help = """
-        usage: matterctl [--state DIR] read <node> <cluster> <attribute> [--endpoint E] [--json]
-        e.g.   matterctl read 0x1234 basicinformation vendorname
-        """
+struct ReadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "read",
+        abstract: "Read an attribute from a commissioned device",
+        usesHubState: true,
+        arguments: [
+            .nodeID,
+            .init("cluster", help: "a cluster ID, or a name: \(ClusterNames.clusters.keys.sorted().joined(separator: ", "))"),
+            .init("attribute", help: "an attribute ID, or its name (e.g. vendorname, onoff, fabrics)"),
+        ],
+        options: [
+            .value("--endpoint", "E", help: "the endpoint (default 1 for onoff, else 0)"),
+            .flag("--json", help: "one JSON object on stdout"),
+        ],
+        examples: ["matterctl read 0x1234 basicinformation vendorname"])
 
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state", "--endpoint"])
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
-        let state = StateDirectory.resolve(args.value("--state"))
+        let state = args.stateDirectory
         let endpointArg = try args.integer("--endpoint", as: UInt16.self)
-        try args.rejectUnknown()
-        guard args.positional.count == 3 else { throw UsageError("read takes <node> <cluster> <attribute>") }
         let node = try parseNodeID(args.positional[0])
         let cluster = try ClusterNames.cluster(args.positional[1])
         let attribute = try ClusterNames.attribute(args.positional[2], cluster: cluster)
@@ -268,17 +306,23 @@ struct ReadCommand: Command {
 }
 
 /// `matterctl invoke <node> onoff on|off|toggle`.
-struct InvokeCommand: Command {
-    static let name = "invoke"
-    static let summary = "Send a command to a commissioned device (onoff on|off|toggle)"
-    static let help = "usage: matterctl [--state DIR] invoke <node> onoff on|off|toggle [--endpoint E]"
+struct InvokeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "invoke",
+        abstract: "Send a command to a commissioned device (onoff on|off|toggle)",
+        usesHubState: true,
+        arguments: [
+            .nodeID,
+            .init("cluster", help: "onoff"),
+            .init("command", help: "on, off or toggle"),
+        ],
+        options: [.value("--endpoint", "E", help: "the endpoint (default 1)")],
+        examples: ["matterctl invoke 0x1234 onoff toggle"])
 
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--state", "--endpoint"])
-        let state = StateDirectory.resolve(args.value("--state"))
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let state = args.stateDirectory
         let endpoint = try args.integer("--endpoint", as: UInt16.self) ?? 1
-        try args.rejectUnknown()
-        guard args.positional.count == 3, args.positional[1].lowercased() == "onoff" else {
+        guard args.positional[1].lowercased() == "onoff" else {
             throw UsageError("invoke takes <node> onoff on|off|toggle")
         }
         let command: UInt32

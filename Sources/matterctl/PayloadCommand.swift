@@ -2,49 +2,60 @@ import MatterSetupPayload
 import MatterTLV
 
 /// `matterctl payload parse|generate`: read and make Matter setup codes.
-struct PayloadCommand: Command {
-    static let name = "payload"
-    static let summary = "Parse or generate Matter setup codes (QR and manual pairing codes)"
-    static let help = """
-        usage: matterctl payload parse <code>... [--json]
-               matterctl payload generate --passcode P --discriminator D [--vendor-id V]
-                   [--product-id P] [--flow F] [--capabilities C] [--serial S] [--json]
+struct PayloadCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "payload",
+        abstract: "Parse or generate Matter setup codes (QR and manual pairing codes)",
+        subcommands: [Parse.self, Generate.self])
 
-        parse      Decodes QR codes (MT:..., several devices joined by '*') and 11/21-digit
-                   manual pairing codes (dashes and spaces allowed). Exit 1 naming what is
-                   wrong with an invalid code.
-        generate   Prints the QR code string, the manual pairing code and the QR code drawn in
-                   the terminal. Defaults: vendor 0xFFF1, product 0x8000, flow 0 (standard),
-                   capabilities 4 (on-network). Flow 2 (custom) gives a 21-digit manual code.
+    /// `matterctl payload parse <code>...`
+    struct Parse: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "parse",
+            abstract: "Decode QR codes and manual pairing codes",
+            discussion: """
+                Decodes QR codes (MT:..., several devices joined by '*') and 11/21-digit manual pairing \
+                codes (dashes and spaces allowed). Exit 1 naming what is wrong with an invalid code.
+                """,
+            arguments: [.init("code", help: "a QR code (MT:...) or a manual pairing code", arity: .oneOrMore)],
+            options: [.flag("--json", help: "machine-readable output on stdout")],
+            examples: ["matterctl payload parse MT:Y.K9042C00KA0648G00", "matterctl payload parse 3497-011-2332 --json"])
 
-        options:
-          --json             machine-readable output on stdout
-          --passcode P       setup passcode, 1...99999998 (not a trivial one like 12345678)
-          --discriminator D  12-bit discriminator, 0...4095
-          --vendor-id V      vendor ID (decimal or 0x hex)
-          --product-id P     product ID
-          --flow F           commissioning flow: 0 standard, 1 user intent, 2 custom
-          --capabilities C   discovery capabilities bitmap: 1 SoftAP, 2 BLE, 4 on-network
-          --serial S         serial number, stored in the QR code's optional data
-        """
+        static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+            try PayloadCommand.parse(arguments)
+        }
+    }
 
-    static func run(_ arguments: [String]) async throws -> Int32 {
-        guard let sub = arguments.first else { throw UsageError("payload needs 'parse' or 'generate'") }
-        let rest = Array(arguments.dropFirst())
-        switch sub {
-        case "parse": return try parse(rest)
-        case "generate": return try generate(rest)
-        default: throw UsageError("unknown payload subcommand '\(sub)'")
+    /// `matterctl payload generate --passcode P --discriminator D ...`
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "generate",
+            abstract: "Make a QR code and a manual pairing code",
+            discussion: """
+                Prints the QR code string, the manual pairing code and the QR code drawn in the terminal. \
+                Flow 2 (custom) gives a 21-digit manual code.
+                """,
+            options: [
+                .value("--passcode", "P", help: "setup passcode, 1...99999998 (not a trivial one like 12345678)",
+                       required: true),
+                .value("--discriminator", "D", help: "12-bit discriminator, 0...4095", required: true),
+                .value("--vendor-id", "V", help: "vendor ID, decimal or 0x hex (default 0xFFF1)"),
+                .value("--product-id", "P", help: "product ID (default 0x8000)"),
+                .value("--flow", "F", help: "commissioning flow: 0 standard (default), 1 user intent, 2 custom"),
+                .value("--capabilities", "C", help: "discovery capabilities bitmap: 1 SoftAP, 2 BLE, 4 on-network (default)"),
+                .value("--serial", "S", help: "serial number, stored in the QR code's optional data"),
+                .flag("--json", help: "machine-readable output on stdout"),
+            ])
+
+        static func run(_ arguments: ParsedArguments) async throws -> Int32 {
+            try PayloadCommand.generate(arguments)
         }
     }
 
     // MARK: - parse
 
-    static func parse(_ argv: [String]) throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: [])
+    static func parse(_ args: ParsedArguments) throws -> Int32 {
         let json = args.flag("--json")
-        try args.rejectUnknown()
-        guard !args.positional.isEmpty else { throw UsageError("payload parse needs at least one code") }
 
         var payloads: [SetupPayload] = []
         for code in args.positional {
@@ -142,9 +153,7 @@ struct PayloadCommand: Command {
 
     // MARK: - generate
 
-    static func generate(_ argv: [String]) throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--passcode", "--discriminator", "--vendor-id", "--product-id",
-                                                      "--flow", "--capabilities", "--serial"])
+    static func generate(_ args: ParsedArguments) throws -> Int32 {
         let json = args.flag("--json")
         guard let passcode = try args.integer("--passcode", as: UInt32.self) else { throw UsageError("--passcode is required") }
         guard let discriminator = try args.integer("--discriminator", as: UInt16.self) else {
@@ -155,7 +164,6 @@ struct PayloadCommand: Command {
         let flow = try args.integer("--flow", as: UInt8.self) ?? 0
         let capabilities = try args.integer("--capabilities", as: UInt8.self) ?? DiscoveryCapabilities.onNetwork.rawValue
         let serial = args.value("--serial")
-        try args.rejectUnknown()
         guard discriminator <= 0xFFF else { throw CommandFailure(SetupPayloadError.invalidDiscriminator(discriminator).description) }
 
         let payload = SetupPayload(kind: .qrCode, vendorID: vendor, productID: product,

@@ -3,30 +3,29 @@ import Foundation
 import MatterVirtualDevice
 
 /// `matterctl virtual-device`: run a strict virtual Matter device until SIGTERM/SIGINT.
-struct VirtualDeviceCommand: Command {
-    static let name = "virtual-device"
-    static let summary = "Run a virtual Matter light or plug (a strict commissionee)"
-    static let help = """
-        usage: matterctl virtual-device [--passcode P] [--discriminator D] [--vendor-id V]
-                                        [--product-id P] [--port N] [--state DIR]
-                                        [--kind light|plug] [--fault F]...
+struct VirtualDeviceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "virtual-device",
+        abstract: "Run a virtual Matter light or plug (a strict commissionee)",
+        discussion: """
+            Prints the QR code and manual pairing code, then 'virtual-device: ready', and answers PASE, CASE \
+            and the Interaction Model on UDP until SIGTERM or SIGINT. Publishes _matterc._udp while \
+            commissionable and _matter._tcp per fabric through avahi-daemon. Its --state is the device's \
+            own state directory, never the hub's.
+            """,
+        options: [
+            .value("--passcode", "P", help: "setup passcode (default 20202021)"),
+            .value("--discriminator", "D", help: "12-bit discriminator (default 3840)"),
+            .value("--vendor-id", "V", help: "vendor ID (default 0xFFF1)"),
+            .value("--product-id", "P", help: "product ID (default 0x8000)"),
+            .value("--port", "N", help: "UDP port (default 5540)"),
+            .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
+            .value("--kind", "K", help: "light (default) or plug"),
+            .value("--fault", "F", help: "misbehave on purpose (repeatable): "
+                   + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
+        ])
 
-        Prints the QR code and manual pairing code, then 'virtual-device: ready', and answers
-        PASE, CASE and the Interaction Model on UDP until SIGTERM or SIGINT. Publishes
-        _matterc._udp while commissionable and _matter._tcp per fabric through avahi-daemon.
-
-        --passcode P       setup passcode (default 20202021)
-        --discriminator D  12-bit discriminator (default 3840)
-        --vendor-id V      vendor ID (default 0xFFF1); --product-id P (default 0x8000)
-        --port N           UDP port (default 5540)
-        --state DIR        keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)
-        --kind K           light (default) or plug
-        --fault F          misbehave on purpose (repeatable): \(VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "))
-        """
-
-    static func run(_ argv: [String]) async throws -> Int32 {
-        var args = try Arguments(argv, valueOptions: ["--passcode", "--discriminator", "--vendor-id", "--product-id", "--port",
-                                                      "--state", "--kind", "--fault"])
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
         var c = VirtualDeviceConfiguration()
         if let v = try args.integer("--passcode", as: UInt32.self) { c.passcode = v }
         if let v = try args.integer("--discriminator", as: UInt16.self) { c.discriminator = v }
@@ -42,8 +41,6 @@ struct VirtualDeviceCommand: Command {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
             c.faults.insert(fault)
         }
-        try args.rejectUnknown()
-        guard args.positional.isEmpty else { throw UsageError("virtual-device takes no positional arguments") }
 
         let device: VirtualDevice
         do { device = try await VirtualDevice(configuration: c) } catch {

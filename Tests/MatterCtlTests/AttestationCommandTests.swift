@@ -102,9 +102,10 @@ import TestSupport
         #expect(try d.verify("--at", "yesterday").status == 64)
         #expect(try d.verify("--bogus").status == 64)
         #expect(try ProcessRunner.run(ProcessRunner.matterctl, ["attestation", "check"]).status == 64)
-        let help = try ProcessRunner.run(ProcessRunner.matterctl, ["attestation", "--help"])
+        let help = try ProcessRunner.run(ProcessRunner.matterctl, ["attestation", "verify", "--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("--paa-store"))
+        #expect(help.stdout.contains("--paa-store DIR"))
+        #expect(try ProcessRunner.run(ProcessRunner.matterctl, ["attestation", "--help"]).stdout.contains("\n  verify "))
     }
 
     @Test func unreadableFilesExitOne() throws {

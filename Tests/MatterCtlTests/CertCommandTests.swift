@@ -93,6 +93,7 @@ import TestSupport
         #expect(try matterctl("cert", "decode", "--bogus", "1530").status == 64)
         let help = try matterctl("cert", "--help")
         #expect(help.status == 0)
-        #expect(help.stdout.contains("matterctl cert convert"))
+        #expect(help.stdout.contains("\n  convert "))
+        #expect(try matterctl("cert", "convert", "--help").stdout.contains("USAGE: matterctl cert convert <certificate> --to FORMAT"))
     }
 }

@@ -13,7 +13,7 @@ import TestSupport
     func usageErrorsExit64(_ args: [String]) throws {
         let r = try ProcessRunner.run(ProcessRunner.matterctl, args)
         #expect(r.status == 64, "\(args): \(r.stderr)")
-        #expect(r.stderr.contains("usage: matterctl discover"))
+        #expect(r.stderr.contains("USAGE: matterctl discover"))
         #expect(r.stdout.isEmpty)
     }
 
