@@ -1,6 +1,7 @@
 import Foundation
 
-/// `matterctl`: the MatterHub command-line tool.
+/// `matterctl`: the MatterHub command-line tool. A new command is a `ParsableCommand` (see
+/// CLI/ParsableCommand.swift) listed here, with a row in `CLITests.cases`.
 enum Matterctl {
     /// Every command, in the order the help lists them.
     static let commands: [any ParsableCommand.Type] = [
