@@ -9,6 +9,10 @@ public enum TLVContainerKind: Hashable, Sendable {
 }
 
 /// The value of a TLV element.
+///
+/// Two values are equal when they are the same TLV on the wire: floating-point values compare
+/// by bit pattern, so a NaN equals itself (IEEE `==` would make a decoded NaN unequal to its own
+/// round trip) and 0.0 differs from -0.0.
 public enum TLVValue: Hashable, Sendable {
     case signed(Int64)
     case unsigned(UInt64)
@@ -19,6 +23,37 @@ public enum TLVValue: Hashable, Sendable {
     case bytes([UInt8])
     case null
     case container(TLVContainerKind, [TLVElement])
+}
+
+extension TLVValue {
+    public static func == (lhs: TLVValue, rhs: TLVValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.signed(let a), .signed(let b)): a == b
+        case (.unsigned(let a), .unsigned(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.float(let a), .float(let b)): a.bitPattern == b.bitPattern
+        case (.double(let a), .double(let b)): a.bitPattern == b.bitPattern
+        case (.utf8(let a), .utf8(let b)): a == b
+        case (.bytes(let a), .bytes(let b)): a == b
+        case (.null, .null): true
+        case (.container(let k1, let m1), .container(let k2, let m2)): k1 == k2 && m1 == m2
+        default: false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .signed(let v): hasher.combine(0); hasher.combine(v)
+        case .unsigned(let v): hasher.combine(1); hasher.combine(v)
+        case .bool(let v): hasher.combine(2); hasher.combine(v)
+        case .float(let v): hasher.combine(3); hasher.combine(v.bitPattern)
+        case .double(let v): hasher.combine(4); hasher.combine(v.bitPattern)
+        case .utf8(let v): hasher.combine(5); hasher.combine(v)
+        case .bytes(let v): hasher.combine(6); hasher.combine(v)
+        case .null: hasher.combine(7)
+        case .container(let kind, let members): hasher.combine(8); hasher.combine(kind); hasher.combine(members)
+        }
+    }
 }
 
 /// One TLV element: a tag and a value. Containers hold their members in order.

@@ -151,3 +151,21 @@ import TestSupport
         }
     }
 }
+
+/// Inputs found by fuzz-interaction, kept as regression cases (Fuzz/corpus/fuzz-interaction).
+@Suite struct IMFuzzRegressionTests {
+    /// A ReportData whose attribute data holds a double NaN: it decodes, and its re-encoding
+    /// decodes to an equal message (IEEE `==` on the NaN made the fuzzer's check fail).
+    @Test func reportDataWithANaN() throws {
+        let input = try #require(Hex.decode("""
+            051536011535012600879ac60c3701000000b10000003024040118350224fdc3e7e7e7eacafe021536001718172402\
+            747474747474747474747474747474747474747474707474747474747474747474747474747474747474747474747474\
+            747474747474740024abababababababab460000ffff464646464646464646460224fdc3e7cafe223a00d6370124a0a0\
+            a0a0a002002403ff18240201181818290424ff0118
+            """))
+        let message = try AnyIMMessage(opcode: IMOpcode(input[0]), payload: Array(input.dropFirst()))
+        let again = try AnyIMMessage(opcode: message.opcode, payload: message.payload)
+        #expect(again == message)
+        #expect(again.payload == message.payload)
+    }
+}
