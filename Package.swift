@@ -128,6 +128,11 @@ let package = Package(
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",
                                    "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterCommissioningTests",
+                    dependencies: ["MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
+                                   "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
+                                   "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],

@@ -39,6 +39,8 @@ public struct CommissioningOptions: Sendable {
     public var discoveryTimeout: Duration
     public var operationalDiscoveryTimeout: Duration
     public var failSafeSeconds: UInt16
+    /// How long each Interaction Model request of the flow waits for the device's answer.
+    public var responseTimeout: Duration = .seconds(30)
     /// ISO 3166 country code for SetRegulatoryConfig ("XX": unknown).
     public var countryCode: String
     /// Unix seconds now (injected for tests).

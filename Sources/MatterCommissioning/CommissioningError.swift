@@ -1,67 +1,62 @@
+import MatterCertificates
 import MatterSecureChannel
 
-/// A numbered step of commissioning over IP (Matter Core 5.5), used in progress reports,
-/// timings and errors.
-public enum CommissioningStep: String, Sendable, CaseIterable {
-    case discovery
-    case pase
-    case readCommissioningInfo = "read-commissioning-info"
-    case armFailSafe = "arm-fail-safe"
-    case regulatoryConfig = "regulatory-config"
-    case deviceAttestation = "device-attestation"
-    case csr
-    case addTrustedRoot = "add-trusted-root"
-    case addNOC = "add-noc"
-    case operationalDiscovery = "operational-discovery"
-    case `case` = "case"
-    case commissioningComplete = "commissioning-complete"
-
-    /// How the step reads in messages.
-    public var title: String {
-        switch self {
-        case .discovery: return "discovery"
-        case .pase: return "PASE"
-        case .readCommissioningInfo: return "reading commissioning info"
-        case .armFailSafe: return "arming the fail-safe"
-        case .regulatoryConfig: return "regulatory configuration"
-        case .deviceAttestation: return "device attestation"
-        case .csr: return "operational CSR"
-        case .addTrustedRoot: return "installing the root certificate"
-        case .addNOC: return "installing the operational certificate"
-        case .operationalDiscovery: return "operational discovery"
-        case .case: return "CASE"
-        case .commissioningComplete: return "CommissioningComplete"
-        }
-    }
-}
-
-/// The time one step took.
-public struct StepTiming: Sendable, Hashable {
-    public var step: CommissioningStep
-    public var milliseconds: Double
-    public init(step: CommissioningStep, milliseconds: Double) {
-        self.step = step
-        self.milliseconds = milliseconds
-    }
-}
-
-/// A commissioning failure: which step, which device, what happened and what the user can try.
+/// A commissioning failure: which step, which device, what happened (as a code tools can act
+/// on, and as text) and what the user can try.
 public struct CommissioningError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong, for tools. New codes may be added (as swift-certificates' error codes).
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The passcode in the setup code is wrong (PASE).
+        public static let wrongPasscode = Code(rawValue: "wrong-passcode")
+        /// No commissionable device matching the code was found.
+        public static let deviceNotFound = Code(rawValue: "device-not-found")
+        /// avahi-daemon (DNS-SD) could not be used.
+        public static let discoveryUnavailable = Code(rawValue: "discovery-unavailable")
+        /// The device stopped answering.
+        public static let noResponse = Code(rawValue: "no-response")
+        /// The device answered with an error status (IM status, cluster error, NOC status).
+        public static let deviceRefused = Code(rawValue: "device-refused")
+        /// Device attestation failed; `attestationResult` says which rule.
+        public static let attestationFailed = Code(rawValue: "attestation-failed")
+        /// The device's operational CSR did not verify.
+        public static let invalidCSR = Code(rawValue: "invalid-csr")
+        /// The device took its certificate but never answered on the operational network.
+        public static let operationalNotFound = Code(rawValue: "operational-not-found")
+        /// CASE to the new node failed.
+        public static let caseFailed = Code(rawValue: "case-failed")
+        /// A secure-channel or protocol failure that fits no other code.
+        public static let protocolError = Code(rawValue: "protocol-error")
+        /// Commissioning was cancelled.
+        public static let cancelled = Code(rawValue: "cancelled")
+        /// The hub refused to go on (e.g. it could not record the node before AddNOC).
+        public static let hubFailure = Code(rawValue: "hub-failure")
+    }
+
     public var step: CommissioningStep
     /// The device as the user knows it (discriminator, instance name, address).
     public var device: String
+    public var code: Code
     public var reason: String
     public var hint: String
-    /// For PASE failures: whether the passcode was wrong (a named case tools check).
-    public var isWrongPasscode: Bool
+    /// For `attestationFailed`: the rule that failed.
+    public var attestationResult: AttestationVerificationResult?
 
-    public init(step: CommissioningStep, device: String, reason: String, hint: String, isWrongPasscode: Bool = false) {
+    public init(step: CommissioningStep, device: String, code: Code, reason: String, hint: String,
+                attestationResult: AttestationVerificationResult? = nil) {
         self.step = step
         self.device = device
+        self.code = code
         self.reason = reason
         self.hint = hint
-        self.isWrongPasscode = isWrongPasscode
+        self.attestationResult = attestationResult
     }
+
+    /// Whether the passcode was wrong (the case tools check most often).
+    public var isWrongPasscode: Bool { code == .wrongPasscode }
 
     public var description: String {
         "\(step.title) failed for \(device): \(reason). \(hint)"
@@ -70,15 +65,14 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
     static func pase(_ error: SecureChannelError, device: String) -> CommissioningError {
         switch error {
         case .wrongPasscode:
-            return CommissioningError(step: .pase, device: device, reason: "the passcode in the setup code is wrong",
-                                      hint: "Check the setup code on the device or its packaging; a reset device may show a new one.",
-                                      isWrongPasscode: true)
+            CommissioningError(step: .pase, device: device, code: .wrongPasscode, reason: "the passcode in the setup code is wrong",
+                               hint: "Check the setup code on the device or its packaging; a reset device may show a new one.")
         case .noResponse:
-            return CommissioningError(step: .pase, device: device, reason: error.description,
-                                      hint: "Make sure the device is powered, on this network, and its commissioning window is open.")
+            CommissioningError(step: .pase, device: device, code: .noResponse, reason: error.description,
+                               hint: "Make sure the device is powered, on this network, and its commissioning window is open.")
         default:
-            return CommissioningError(step: .pase, device: device, reason: error.description,
-                                      hint: "Retry; if it keeps failing, reset the device to open a new commissioning window.")
+            CommissioningError(step: .pase, device: device, code: .protocolError, reason: error.description,
+                               hint: "Retry; if it keeps failing, reset the device to open a new commissioning window.")
         }
     }
 }

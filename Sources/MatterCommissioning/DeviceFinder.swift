@@ -31,7 +31,7 @@ public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
             func rank(_ x: ServiceAddress) -> Int { x.family == .ipv6 ? (x.isLinkLocal ? 0 : 1) : 2 }
             return rank(a) < rank(b)
         }
-        addresses = ordered.compactMap { PeerAddress($0.ip, port: port, interfaceIndex: UInt32(max(0, $0.interfaceIndex))) }
+        addresses = ordered.compactMap { PeerAddress($0, port: port) }
         instanceName = node.instanceName
         host = node.service.host
         discriminator = node.txt.discriminator
@@ -47,6 +47,19 @@ public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
         let d = discriminator.map { "discriminator \($0)" } ?? "unknown discriminator"
         return "\(instanceName) (\(d), \(addresses.first.map { "\($0)" } ?? host))"
     }
+}
+
+extension PeerAddress {
+    /// Where to reach a resolved DNS-SD address: the interface Avahi saw it on is its scope
+    /// (needed for `fe80::` addresses).
+    public init?(_ address: ServiceAddress, port: UInt16) {
+        self.init(address.ip, port: port, interfaceIndex: UInt32(max(0, address.interfaceIndex)))
+    }
+}
+
+extension ServiceInstance {
+    /// Every address of the service with its port, in the order it was resolved.
+    public var peerAddresses: [PeerAddress] { addresses.compactMap { PeerAddress($0, port: port) } }
 }
 
 /// Finds the commissionable devices a setup code points to (Matter Core 5.4.3): by long

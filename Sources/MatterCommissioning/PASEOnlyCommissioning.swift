@@ -35,7 +35,7 @@ public struct PASEOnlyCommissioning: Sendable {
         do {
             for try await candidate in finder.candidates(for: payload, timeout: discoveryTimeout) {
                 if discoveryTime == nil {
-                    discoveryTime = Self.ms(clock.now - start)
+                    discoveryTime = (clock.now - start).milliseconds
                     onStep(StepTiming(step: .discovery, milliseconds: discoveryTime!))
                 }
                 for address in candidate.addresses {
@@ -43,7 +43,7 @@ public struct PASEOnlyCommissioning: Sendable {
                     do {
                         let session = try await PASEInitiator.establish(manager: manager, peer: address, passcode: payload.passcode,
                                                                         peerMRP: candidate.mrp)
-                        let pase = StepTiming(step: .pase, milliseconds: Self.ms(clock.now - paseStart))
+                        let pase = StepTiming(step: .pase, milliseconds: (clock.now - paseStart).milliseconds)
                         onStep(pase)
                         return Report(device: candidate, address: address,
                                       timings: [StepTiming(step: .discovery, milliseconds: discoveryTime!), pase], session: session)
@@ -57,13 +57,13 @@ public struct PASEOnlyCommissioning: Sendable {
         } catch let e as CommissioningError {
             throw e
         } catch let e as DiscoveryError {
-            throw CommissioningError(step: .discovery, device: label, reason: e.description,
+            throw CommissioningError(step: .discovery, device: label, code: .discoveryUnavailable, reason: e.description,
                                      hint: "MatterHub finds devices through avahi-daemon.")
         } catch {
-            throw CommissioningError(step: .discovery, device: label, reason: "\(error)", hint: "Retry.")
+            throw CommissioningError(step: .discovery, device: label, code: .protocolError, reason: "\(error)", hint: "Retry.")
         }
         if let lastError { throw lastError }
-        throw CommissioningError(step: .discovery, device: label,
+        throw CommissioningError(step: .discovery, device: label, code: .deviceNotFound,
                                  reason: "no commissionable device answered within \(discoveryTimeout)",
                                  hint: "Check that the device is powered and on the same network, and put it in pairing mode (a factory reset opens its window again).")
     }
@@ -75,7 +75,4 @@ public struct PASEOnlyCommissioning: Sendable {
         }
     }
 
-    static func ms(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
-    }
 }
