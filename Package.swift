@@ -58,6 +58,12 @@ let package = Package(
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
                           path: "Tests/StoreTool", swiftSettings: strict),
+        // The running hub: the node runtime (per node: CASE session, subscription, attribute
+        // cache, availability) and, above it, the API server.
+        .target(name: "MatterHubService",
+                dependencies: ["MatterHome", "MatterCommissioning", "MatterInteraction", "MatterMessaging",
+                               "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV"],
+                swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
@@ -132,6 +138,10 @@ let package = Package(
                     dependencies: ["MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
                                    "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
                                    "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterHubServiceTests",
+                    dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
+                                   "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench

@@ -71,18 +71,9 @@ public actor Hub {
     /// Checks that avahi-daemon answers (the hub finds devices through it).
     func checkDiscovery(timeout: Duration = .milliseconds(700)) async throws(HomeError) {
         let stream = discovery.commissionableNodes()
-        let failure: DiscoveryError? = await withTaskGroup(of: DiscoveryError?.self) { group in
-            group.addTask {
-                do { for try await _ in stream { return nil } } catch let e as DiscoveryError { return e } catch {}
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+        let failure: DiscoveryError? = await first(within: timeout) {
+            do { for try await _ in stream { return nil } } catch let e as DiscoveryError { return e } catch {}
+            return nil
         }
         if let failure { throw HomeError(.hubUnavailable, failure.message) }
     }
@@ -150,19 +141,41 @@ public actor Hub {
     /// An interaction client on a CASE session with `nodeID`: the live session, or a new one at
     /// its last known address, or wherever operational discovery finds it.
     public func client(for nodeID: UInt64) async throws(HomeError) -> InteractionClient {
+        let session = try await session(for: nodeID)
+        return InteractionClient.over(try await exchangeManager(), session: session)
+    }
+
+    /// A CASE session with `nodeID`: the live one, else a new one (resumed where the device
+    /// allows it) at its last known address, else wherever `_matter._tcp` finds it; with
+    /// `resolveAddress`, the discovered addresses are tried first (the node may have moved).
+    package func session(for nodeID: UInt64, resolveAddress: Bool = false) async throws(HomeError) -> SessionHandle {
         let manager = try await exchangeManager()
-        if let s = caseSessions[nodeID], await manager.secureSession(s) != nil {
-            return InteractionClient.over(manager, session: s)
-        }
+        if let s = caseSessions[nodeID], await manager.secureSession(s) != nil { return s }
         let identity = try commissionerIdentity()
         guard let record = try? store.node(NodeID(nodeID)) else {
             throw HomeError(.deviceNotFound, "no device with node ID \(nodeID) in this home (see 'matterctl devices')")
         }
-        var candidates = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
-        if let cfid = try? identity.compressedFabricID().rawValue {
-            candidates += await operationalAddresses(cfid: cfid, nodeID: nodeID)
-        }
+        let known = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
         var lastError = "no known address"
+        // The known addresses first (no discovery wait), unless the node is known to have moved.
+        if !resolveAddress, let session = await establishCASE(nodeID, identity, at: known, lastError: &lastError) {
+            return session
+        }
+        var discovered: [PeerAddress] = []
+        if let cfid = try? identity.compressedFabricID().rawValue {
+            discovered = await operationalAddresses(cfid: cfid, nodeID: nodeID)
+        }
+        if let session = await establishCASE(nodeID, identity, at: discovered + (resolveAddress ? known : []), lastError: &lastError) {
+            return session
+        }
+        throw HomeError(.deviceUnreachable, "cannot reach device \(String(format: "0x%016llX", nodeID)) (\(record.name)): \(lastError); check that it is powered and on this network")
+    }
+
+    /// CASE with `nodeID` at the first of `candidates` that answers; remembers the session,
+    /// its resumption record and the address.
+    private func establishCASE(_ nodeID: UInt64, _ identity: CommissionerIdentity, at candidates: [PeerAddress],
+                               lastError: inout String) async -> SessionHandle? {
+        guard let manager else { return nil }
         for address in candidates {
             do {
                 let r = try await CASEInitiator.establish(manager: manager, peer: address, fabric: identity.controller,
@@ -173,35 +186,36 @@ public actor Hub {
                     try? store.updateAddresses([NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)],
                                                for: NodeID(nodeID))
                 }
-                return InteractionClient.over(manager, session: r.session)
+                return r.session
             } catch {
                 lastError = error.description
             }
         }
-        throw HomeError(.deviceUnreachable, "cannot reach device \(String(format: "0x%016llX", nodeID)) (\(record.name)): \(lastError); check that it is powered and on this network")
+        return nil
+    }
+
+    /// Forgets the session with `nodeID` (it failed, or its subscription lapsed).
+    package func dropSession(for nodeID: UInt64) async {
+        guard let session = caseSessions.removeValue(forKey: nodeID) else { return }
+        await manager?.removeSession(session)
+    }
+
+    /// The hub's messaging endpoint, for the node runtime's report handler.
+    package func messaging() async throws(HomeError) -> ExchangeManager {
+        try await exchangeManager()
     }
 
     func operationalAddresses(cfid: UInt64, nodeID: UInt64, timeout: Duration = .seconds(3)) async -> [PeerAddress] {
         let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID)
-        return await withTaskGroup(of: [PeerAddress].self) { group in
-            group.addTask {
-                do {
-                    for try await event in stream {
-                        guard case .found(let n) = event else { continue }
-                        let port = n.service.port
-                        return n.service.addresses.compactMap { PeerAddress($0.ip, port: port, interfaceIndex: UInt32(max(0, $0.interfaceIndex))) }
-                    }
-                } catch {}
-                return []
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return []
-            }
-            let first = await group.next() ?? []
-            group.cancelAll()
-            return first
-        }
+        return await first(within: timeout) {
+            do {
+                for try await event in stream {
+                    guard case .found(let node) = event else { continue }
+                    return node.service.peerAddresses
+                }
+            } catch {}
+            return nil
+        } ?? []
     }
 
     func dropSession(_ nodeID: UInt64) async {

@@ -44,6 +44,12 @@ public struct AttributePathIB: TLVCodable, CustomStringConvertible {
         self.init(endpoint: endpoint, cluster: cluster, attribute: attribute)
     }
 
+    /// The attribute this path names, when it names exactly one (no wildcard).
+    public var concrete: ConcreteAttributePath? {
+        guard let endpoint, let cluster, let attribute else { return nil }
+        return ConcreteAttributePath(endpoint, cluster, attribute)
+    }
+
     /// True when endpoint, cluster or attribute is a wildcard.
     public var isWildcard: Bool { endpoint == nil || cluster == nil || attribute == nil }
 

@@ -1,0 +1,129 @@
+import MatterMessaging
+
+/// How the hub keeps one commissioned node live: a CASE session, one subscription to all of its
+/// attributes and events, and its availability. Sans-I/O, in swift-nio's manner: each event
+/// returns the actions for the driver (`NodeRuntime`) to perform, and time comes in as an
+/// argument, so every transition is tested without sockets or sleeps.
+///
+/// - A node starts `connecting` (CASE at its last known address) and becomes `subscribing`
+///   once a session is up, then `live` with the subscription's interval.
+/// - A live node whose reports stop for longer than its max interval plus a margin has
+///   lapsed: it is unavailable, and is reconnected.
+/// - Failures wait with exponential backoff (1 s, 2 s, 4 s ... at most `maxBackoff`); from the
+///   second attempt on, the node's address is resolved again through `_matter._tcp` (it may
+///   have moved).
+/// - The node is available exactly while it is live.
+public struct NodeLifecycle: Sendable, Equatable {
+    public enum State: Sendable, Equatable {
+        /// Not started, or stopped.
+        case idle
+        /// Establishing CASE (the `attempt`-th try in a row).
+        case connecting(attempt: Int)
+        /// A session is up; the subscription is being set up.
+        case subscribing(attempt: Int)
+        /// The subscription delivers reports; `deadline` is when it lapses without one.
+        case live(subscriptionID: UInt32, maxIntervalSeconds: UInt16, deadline: Milliseconds)
+        /// Waiting until `until` before the next attempt.
+        case waiting(until: Milliseconds, attempt: Int)
+    }
+
+    public enum Event: Sendable, Equatable {
+        case start
+        case sessionEstablished
+        case sessionFailed
+        case subscribed(subscriptionID: UInt32, maxIntervalSeconds: UInt16)
+        case subscribeFailed
+        /// A report (data or a keep-alive) of the live subscription arrived.
+        case reportReceived(subscriptionID: UInt32)
+        /// The device announced itself again (a reboot, a new address): reconnect now.
+        case deviceAnnounced
+        /// Time passed; lapses and backoff deadlines are checked.
+        case tick
+        case stop
+    }
+
+    public enum Action: Sendable, Equatable {
+        /// Open CASE; `resolveAddress` asks for `_matter._tcp` resolution first.
+        case establishSession(resolveAddress: Bool)
+        /// Subscribe to every attribute and event (wildcard, min interval 0, `maxIntervalCeiling`).
+        case subscribe(maxIntervalCeiling: UInt16)
+        /// Drop the session and the subscription (they are dead or about to be replaced).
+        case tearDown
+        case setAvailable(Bool)
+        /// Wake the driver with `.tick` at this time.
+        case wake(at: Milliseconds)
+    }
+
+    /// The max interval asked for: a silent device is noticed within a minute.
+    public var maxIntervalCeiling: UInt16 = 50
+    /// Added to the max interval before a subscription counts as lapsed (network and MRP slack).
+    public var lapseMargin: Milliseconds = 5_000
+    public var maxBackoff: Milliseconds = 60_000
+    public private(set) var state: State = .idle
+    public private(set) var isAvailable = false
+
+    public init() {}
+
+    public mutating func handle(_ event: Event, now: Milliseconds) -> [Action] {
+        switch (state, event) {
+        case (_, .stop):
+            state = .idle
+            return [.tearDown] + availability(false)
+        case (.idle, .start):
+            state = .connecting(attempt: 1)
+            return [.establishSession(resolveAddress: false)]
+        case (.idle, _):
+            return []
+
+        case (.connecting(let attempt), .sessionEstablished):
+            state = .subscribing(attempt: attempt)
+            return [.subscribe(maxIntervalCeiling: maxIntervalCeiling)]
+        case (.connecting(let attempt), .sessionFailed), (.subscribing(let attempt), .subscribeFailed):
+            return backOff(after: attempt, now: now)
+
+        case (.subscribing, .subscribed(let id, let maxInterval)):
+            state = .live(subscriptionID: id, maxIntervalSeconds: maxInterval, deadline: deadline(maxInterval, now: now))
+            return availability(true) + [.wake(at: deadline(maxInterval, now: now))]
+
+        case (.live(let id, let maxInterval, _), .reportReceived(let reported)) where reported == id:
+            let next = deadline(maxInterval, now: now)
+            state = .live(subscriptionID: id, maxIntervalSeconds: maxInterval, deadline: next)
+            return [.wake(at: next)]
+        case (.live(_, _, let due), .tick) where now >= due:
+            // Lapsed: the device went quiet. Reconnect at once, resolving its address again.
+            state = .connecting(attempt: 2)
+            return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
+        case (.live, .sessionFailed):
+            state = .connecting(attempt: 2)
+            return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
+
+        case (.waiting(let until, let attempt), .tick) where now >= until:
+            state = .connecting(attempt: attempt)
+            return [.establishSession(resolveAddress: attempt > 1)]
+        case (.waiting(_, let attempt), .deviceAnnounced):
+            state = .connecting(attempt: attempt)
+            return [.establishSession(resolveAddress: true)]
+
+        default:
+            // Late answers of an attempt already given up on, reports of an old subscription,
+            // early ticks: nothing to do.
+            return []
+        }
+    }
+
+    private func deadline(_ maxIntervalSeconds: UInt16, now: Milliseconds) -> Milliseconds {
+        now + Milliseconds(maxIntervalSeconds) * 1000 + lapseMargin
+    }
+
+    private mutating func backOff(after attempt: Int, now: Milliseconds) -> [Action] {
+        let delay = min(maxBackoff, 1000 << min(attempt - 1, 16))
+        state = .waiting(until: now + delay, attempt: attempt + 1)
+        return [.tearDown] + availability(false) + [.wake(at: now + delay)]
+    }
+
+    private mutating func availability(_ available: Bool) -> [Action] {
+        guard available != isAvailable else { return [] }
+        isAvailable = available
+        return [.setAvailable(available)]
+    }
+}

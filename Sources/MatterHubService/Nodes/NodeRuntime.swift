@@ -1,0 +1,212 @@
+import MatterCertificates
+import MatterHome
+import MatterInteraction
+import MatterMessaging
+import MatterTLV
+
+/// What the node runtime tells the hub's API.
+public enum NodeUpdate: Sendable, Equatable {
+    /// Values that changed (or arrived for the first time), from a report or a read.
+    case attributes(NodeID, [ConcreteAttributePath: TLVElement])
+    case availability(NodeID, Bool)
+}
+
+/// The hub's live view of its commissioned nodes: for each, a CASE session kept up, one
+/// subscription to all of its attributes, a cache of every value, and its availability.
+/// Each node's `NodeLifecycle` decides; this actor does the I/O the lifecycle asks for and
+/// feeds it the outcomes, so a slow or silent device never blocks the others.
+public actor NodeRuntime {
+    struct Node {
+        var lifecycle = NodeLifecycle()
+        var session: SessionHandle?
+        var subscriptionID: UInt32?
+        var receiver = SubscriptionReportReceiver(knownSubscriptions: [])
+        var cache: [ConcreteAttributePath: TLVElement] = [:]
+        var work: Task<Void, Never>?
+        var wake: Task<Void, Never>?
+    }
+
+    private let hub: Hub
+    private let clock = ContinuousClock()
+    private let epoch: ContinuousClock.Instant
+    private var nodes: [NodeID: Node] = [:]
+    private let continuation: AsyncStream<NodeUpdate>.Continuation
+    /// Every change, in order: attribute values and availability.
+    public nonisolated let updates: AsyncStream<NodeUpdate>
+    private let configure: @Sendable (inout NodeLifecycle) -> Void
+
+    /// `configure` adjusts each node's lifecycle (intervals, backoff) before it starts.
+    public init(hub: Hub, configure: @escaping @Sendable (inout NodeLifecycle) -> Void = { _ in }) {
+        self.hub = hub
+        self.configure = configure
+        epoch = clock.now
+        (updates, continuation) = AsyncStream.makeStream(of: NodeUpdate.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Routes the reports that nodes send on exchanges they open to this runtime.
+    public func start() async throws(HomeError) {
+        let manager = try await hub.messaging()
+        await manager.setHandler(for: .interactionModel) { [weak self] exchange, first in
+            await self?.receiveReports(on: exchange, first: first)
+        }
+    }
+
+    /// Starts keeping `nodeID` live (no-op when it already is).
+    public func add(_ nodeID: NodeID) {
+        guard nodes[nodeID] == nil else { return }
+        var node = Node()
+        configure(&node.lifecycle)
+        nodes[nodeID] = node
+        handle(nodeID, .start)
+    }
+
+    /// Stops keeping `nodeID` live and forgets its cache.
+    public func remove(_ nodeID: NodeID) async {
+        handle(nodeID, .stop)
+        nodes[nodeID]?.work?.cancel()
+        nodes[nodeID]?.wake?.cancel()
+        nodes[nodeID] = nil
+        await hub.dropSession(for: nodeID.rawValue)
+    }
+
+    public func stop() async {
+        for id in Array(nodes.keys) { await remove(id) }
+        continuation.finish()
+    }
+
+    public func isAvailable(_ nodeID: NodeID) -> Bool { nodes[nodeID]?.lifecycle.isAvailable ?? false }
+    public func attributes(of nodeID: NodeID) -> [ConcreteAttributePath: TLVElement] { nodes[nodeID]?.cache ?? [:] }
+    public var nodeIDs: [NodeID] { Array(nodes.keys) }
+
+    /// The device announced itself (e.g. `_matter._tcp` after a reboot): reconnect now if waiting.
+    public func deviceAnnounced(_ nodeID: NodeID) { handle(nodeID, .deviceAnnounced) }
+
+    // MARK: - Driving the lifecycle
+
+    private var now: Milliseconds { Milliseconds(max(0, (clock.now - epoch).milliseconds)) }
+
+    private func handle(_ nodeID: NodeID, _ event: NodeLifecycle.Event) {
+        guard var node = nodes[nodeID] else { return }
+        let actions = node.lifecycle.handle(event, now: now)
+        nodes[nodeID] = node
+        for action in actions { perform(action, for: nodeID) }
+    }
+
+    private func perform(_ action: NodeLifecycle.Action, for nodeID: NodeID) {
+        switch action {
+        case .establishSession(let resolve):
+            run(nodeID) { runtime, hub in
+                do {
+                    let session = try await hub.session(for: nodeID.rawValue, resolveAddress: resolve)
+                    await runtime.sessionEstablished(nodeID, session)
+                } catch {
+                    await runtime.event(nodeID, .sessionFailed)
+                }
+            }
+        case .subscribe(let ceiling):
+            guard let session = nodes[nodeID]?.session else { return handle(nodeID, .subscribeFailed) }
+            run(nodeID) { runtime, hub in
+                do {
+                    let client = InteractionClient.over(try await hub.messaging(), session: session)
+                    // Wildcard: every attribute of every cluster on every endpoint.
+                    let subscription = try await client.subscribe(paths: [AttributePathIB()], minIntervalFloor: 0,
+                                                                  maxIntervalCeiling: ceiling)
+                    await runtime.subscribed(nodeID, subscription)
+                } catch {
+                    await runtime.event(nodeID, .subscribeFailed)
+                }
+            }
+        case .tearDown:
+            nodes[nodeID]?.work?.cancel()
+            if let id = nodes[nodeID]?.subscriptionID { nodes[nodeID]?.receiver.remove(id) }
+            nodes[nodeID]?.subscriptionID = nil
+            if nodes[nodeID]?.session != nil {
+                nodes[nodeID]?.session = nil
+                let hub = self.hub
+                Task { await hub.dropSession(for: nodeID.rawValue) }
+            }
+        case .setAvailable(let available):
+            continuation.yield(.availability(nodeID, available))
+        case .wake(let at):
+            nodes[nodeID]?.wake?.cancel()
+            let delay = at > now ? at - now : 0
+            nodes[nodeID]?.wake = Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(Int64(delay)))
+                guard !Task.isCancelled else { return }
+                await self?.event(nodeID, .tick)
+            }
+        }
+    }
+
+    /// Runs one attempt of `nodeID`'s I/O off the actor.
+    private func run(_ nodeID: NodeID, _ body: @escaping @Sendable (NodeRuntime, Hub) async -> Void) {
+        let hub = self.hub
+        nodes[nodeID]?.work = Task { [weak self] in
+            guard let self else { return }
+            await body(self, hub)
+        }
+    }
+
+    private func event(_ nodeID: NodeID, _ event: NodeLifecycle.Event) { handle(nodeID, event) }
+
+    private func sessionEstablished(_ nodeID: NodeID, _ session: SessionHandle) {
+        guard nodes[nodeID] != nil else { return }
+        nodes[nodeID]?.session = session
+        handle(nodeID, .sessionEstablished)
+    }
+
+    private func subscribed(_ nodeID: NodeID, _ subscription: ClientSubscription) {
+        guard nodes[nodeID] != nil else { return }
+        nodes[nodeID]?.subscriptionID = subscription.subscriptionID
+        nodes[nodeID]?.receiver.add(subscription.subscriptionID)
+        apply(subscription.primingReport, to: nodeID)
+        handle(nodeID, .subscribed(subscriptionID: subscription.subscriptionID, maxIntervalSeconds: subscription.maxInterval))
+    }
+
+    // MARK: - Reports
+
+    /// A node's report on an exchange it opened: every chunk answered, then applied.
+    private func receiveReports(on exchange: Exchange, first: ReceivedMessage) async {
+        guard let nodeID = nodes.first(where: { $0.value.session == first.session })?.key else {
+            // Not one of our subscriptions (or already torn down): the receiver refuses it.
+            var stranger = SubscriptionReportReceiver(knownSubscriptions: [])
+            let (reply, _) = stranger.receive(IMFrame(IMOpcode(rawValue: first.opcode), first.payload))
+            if let reply { try? await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) }
+            await exchange.close()
+            return
+        }
+        var message = first
+        while true {
+            guard var receiver = nodes[nodeID]?.receiver else { break }
+            let (reply, report) = receiver.receive(IMFrame(IMOpcode(rawValue: message.opcode), message.payload))
+            nodes[nodeID]?.receiver = receiver
+            if let reply {
+                try? await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload,
+                                         reliable: true)
+            }
+            if let report {
+                apply(report, to: nodeID)
+                if let id = report.subscriptionID { handle(nodeID, .reportReceived(subscriptionID: id)) }
+                break
+            }
+            // A chunk: the rest of the report comes on the same exchange; a refusal ends it.
+            guard reply?.opcode == .statusResponse, let next = try? await exchange.receive(timeout: .seconds(10)) else { break }
+            message = next
+            if reply.map({ (try? StatusResponseMessage(payload: $0.payload))?.status.isSuccess == false }) == true { break }
+        }
+        await exchange.close()
+    }
+
+    /// Puts a report's values in the cache; tells the API about the ones that changed.
+    private func apply(_ report: AssembledReport, to nodeID: NodeID) {
+        var changed: [ConcreteAttributePath: TLVElement] = [:]
+        for attribute in report.attributes {
+            guard case .value(let value) = attribute.outcome, let path = attribute.path.concrete else { continue }
+            if nodes[nodeID]?.cache[path] != value {
+                nodes[nodeID]?.cache[path] = value
+                changed[path] = value
+            }
+        }
+        if !changed.isEmpty { continuation.yield(.attributes(nodeID, changed)) }
+    }
+}

@@ -1,0 +1,71 @@
+@testable import MatterHubService
+import Testing
+
+/// The node lifecycle's transitions, with time as an input: connect, subscribe, stay live on
+/// reports, lapse, back off, come back.
+@Suite struct NodeLifecycleTests {
+    @Test func connectsSubscribesAndStaysLive() {
+        var node = NodeLifecycle()
+        #expect(node.handle(.start, now: 0) == [.establishSession(resolveAddress: false)])
+        #expect(node.handle(.sessionEstablished, now: 10) == [.subscribe(maxIntervalCeiling: 50)])
+        #expect(!node.isAvailable)
+        #expect(node.handle(.subscribed(subscriptionID: 7, maxIntervalSeconds: 30), now: 20)
+                == [.setAvailable(true), .wake(at: 20 + 30_000 + 5_000)])
+        #expect(node.isAvailable)
+        // Each report pushes the deadline out; an early tick does nothing.
+        #expect(node.handle(.reportReceived(subscriptionID: 7), now: 10_000) == [.wake(at: 10_000 + 35_000)])
+        #expect(node.handle(.tick, now: 40_000) == [])
+        #expect(node.isAvailable)
+        // A report of another (old) subscription does not keep this one alive.
+        #expect(node.handle(.reportReceived(subscriptionID: 6), now: 44_000) == [])
+    }
+
+    @Test func aSilentNodeLapsesAndIsResolvedAgain() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionEstablished, now: 0)
+        _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 10), now: 0)
+        #expect(node.handle(.tick, now: 14_999) == [])
+        #expect(node.handle(.tick, now: 15_000) == [.tearDown, .setAvailable(false), .establishSession(resolveAddress: true)])
+        #expect(!node.isAvailable)
+        #expect(node.state == .connecting(attempt: 2))
+    }
+
+    @Test func failuresBackOffExponentiallyUpToTheLimit() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        var now: UInt64 = 0
+        var delays: [UInt64] = []
+        for _ in 0..<9 {
+            let actions = node.handle(.sessionFailed, now: now)
+            guard case .wake(let at)? = actions.last else { Issue.record("no wake in \(actions)"); return }
+            delays.append(at - now)
+            now = at
+            let retry = node.handle(.tick, now: now)
+            #expect(retry == [.establishSession(resolveAddress: true)])
+        }
+        #expect(delays == [1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000, 60_000])
+        #expect(!node.isAvailable)
+    }
+
+    @Test func anAnnouncementEndsTheWait() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionFailed, now: 0)
+        #expect(node.handle(.deviceAnnounced, now: 100) == [.establishSession(resolveAddress: true)])
+        #expect(node.handle(.sessionEstablished, now: 120) == [.subscribe(maxIntervalCeiling: 50)])
+        #expect(node.handle(.subscribeFailed, now: 130).contains(.wake(at: 130 + 2000)))
+    }
+
+    @Test func goingUnavailableIsReportedOnce() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionEstablished, now: 0)
+        _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 10), now: 0)
+        #expect(node.handle(.sessionFailed, now: 1).filter { $0 == .setAvailable(false) }.count == 1)
+        #expect(node.handle(.sessionFailed, now: 2).filter { $0 == .setAvailable(false) }.isEmpty)
+        #expect(node.handle(.stop, now: 3) == [.tearDown])
+        #expect(node.state == .idle)
+        #expect(node.handle(.tick, now: 100_000) == [])
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import MatterCertificates
+import MatterCommissioning
+import MatterDiscovery
+import MatterHome
+@testable import MatterHubService
+import MatterInteraction
+import MatterMessaging
+import MatterTLV
+import MatterVirtualDevice
+import Testing
+import TestSupport
+
+/// The node runtime against a real virtual device over UDP loopback: the hub commissions the
+/// device, subscribes, sees a change the device reports, notices the device going silent, and
+/// sees it come back.
+@Suite(.serialized) struct NodeRuntimeTests {
+    static func paaStore() throws -> PAATrustStore {
+        let url = TestVectors.directory.appendingPathComponent("attestation/test-attestation/Chip-Test-PAA-FFF1-Cert.der")
+        return PAATrustStore(files: [("paa.der", [UInt8](try Data(contentsOf: url)))])
+    }
+
+    /// Waits (bounded) for the first update that satisfies `match`.
+    static func next(_ updates: AsyncStream<NodeUpdate>, within seconds: Double = 10,
+                     _ match: @escaping @Sendable (NodeUpdate) -> Bool) async -> NodeUpdate? {
+        await first(within: .seconds(seconds)) {
+            for await update in updates where match(update) { return update }
+            return nil
+        }
+    }
+
+    @Test func keepsANodeLiveAndNoticesWhenItGoesAndComesBack() async throws {
+        let deviceState = NSTemporaryDirectory() + "matterhub-runtime-device-\(UUID().uuidString)"
+        let configuration = VirtualDeviceConfiguration(passcode: 20_202_021, discriminator: 201, port: 0,
+                                                       stateDirectory: deviceState, advertises: false)
+        var device = try await VirtualDevice(configuration: configuration)
+        await device.start()
+        let port = await device.port
+        let hub = try Hub(stateDirectory: NSTemporaryDirectory() + "matterhub-runtime-\(UUID().uuidString)",
+                          discovery: MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 201, port: port)])))
+        let commissioner = try await HomeMatterCommissioner(
+            hub: hub, options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
+        let nodeID = NodeID(try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first))
+
+        let runtime = NodeRuntime(hub: hub) { lifecycle in
+            lifecycle.maxIntervalCeiling = 1
+            lifecycle.lapseMargin = 700
+        }
+        try await runtime.start()
+        let updates = runtime.updates
+        await runtime.add(nodeID)
+
+        // The priming report fills the cache, then the node is available.
+        let primed = await Self.next(updates) { if case .attributes(nodeID, let values) = $0 { !values.isEmpty } else { false } }
+        #expect(primed != nil, "no priming report")
+        #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
+        let onOff = ConcreteAttributePath(1, .onOff, 0)
+        let before = await runtime.attributes(of: nodeID)[onOff]
+        #expect(before == .bool(false), "\(String(describing: before))")
+        #expect(await runtime.attributes(of: nodeID)[ConcreteAttributePath(0, .basicInformation, 1)] != nil)
+
+        // A change on the device reaches the runtime as a report.
+        try await commissioner.home.device(nodeID.rawValue).invoke(endpoint: 1, cluster: 0x06, command: 2)
+        let toggled = await Self.next(updates) { if case .attributes(nodeID, let values) = $0 { values[onOff] != nil } else { false } }
+        guard case .attributes(_, let changed)? = toggled else {
+            Issue.record("the toggle was not reported")
+            return
+        }
+        #expect(changed[onOff] == .bool(true))
+        #expect(await runtime.attributes(of: nodeID)[onOff] == .bool(true))
+
+        // The device goes away: its subscription lapses and the node is unavailable.
+        await device.shutdown()
+        #expect(await Self.next(updates) { $0 == .availability(nodeID, false) } != nil)
+        #expect(await !runtime.isAvailable(nodeID))
+
+        // It comes back on the same port with its state: available again.
+        var again = configuration
+        again.port = port
+        device = try await VirtualDevice(configuration: again)
+        await device.start()
+        await runtime.deviceAnnounced(nodeID)
+        #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, true) } != nil)
+        #expect(await runtime.attributes(of: nodeID)[onOff] == .bool(true))
+
+        await runtime.stop()
+        await device.shutdown()
+        await commissioner.home.close()
+    }
+}
