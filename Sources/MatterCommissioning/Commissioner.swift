@@ -16,6 +16,17 @@ public struct CommissioningResult: Sendable {
     public var warnings: [String]
 }
 
+/// A node's operational certificate about to be installed (Matter Core 5.5 step 13).
+public struct NOCInstallation: Sendable {
+    public var nodeID: UInt64
+    public var noc: IssuedCertificate
+    /// Who the device said it is (BasicInformation, read over PASE; attested).
+    public var vendorID: UInt16
+    public var productID: UInt16
+    /// Where commissioning reached it.
+    public var address: PeerAddress
+}
+
 /// What the caller is told while a commissioning runs, and where it may step in.
 public struct CommissioningHooks: Sendable {
     /// Each step's timing, as it ends.
@@ -23,10 +34,10 @@ public struct CommissioningHooks: Sendable {
     /// Called with the node's operational certificate just before AddNOC is sent. A hub records
     /// the node as pending here, so a crash after AddNOC cannot leave a device on its fabric
     /// that it does not know; a throw stops the commissioning (the fail-safe is disarmed).
-    public var willAddNOC: @Sendable (IssuedCertificate) async throws -> Void
+    public var willAddNOC: @Sendable (NOCInstallation) async throws -> Void
 
     public init(onStep: @escaping @Sendable (StepTiming) -> Void = { _ in },
-                willAddNOC: @escaping @Sendable (IssuedCertificate) async throws -> Void = { _ in }) {
+                willAddNOC: @escaping @Sendable (NOCInstallation) async throws -> Void = { _ in }) {
         self.onStep = onStep
         self.willAddNOC = willAddNOC
     }

@@ -111,8 +111,10 @@ extension CommissioningAttempt {
 
     /// Step 13: AddNOC, after the caller has recorded the node (`CommissioningHooks.willAddNOC`).
     func addNOC() async throws(CommissioningError) {
-        guard let noc else { preconditionFailure("AddNOC before the NOC was issued") }
-        do { try await hooks.willAddNOC(noc) } catch {
+        guard let noc, let info, let pase else { preconditionFailure("AddNOC before the NOC was issued") }
+        let installation = NOCInstallation(nodeID: nodeID, noc: noc, vendorID: info.vendorID, productID: info.productID,
+                                           address: pase.address)
+        do { try await hooks.willAddNOC(installation) } catch {
             throw fail(.addNOC, .hubFailure, "the hub could not record the node before installing its certificate: \(error)",
                        "Check that the hub's state directory is writable, then retry.")
         }

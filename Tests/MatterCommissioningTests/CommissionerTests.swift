@@ -14,7 +14,10 @@ import Testing
         let seenNOCs = Mutex<[IssuedCertificate]>([])
         let stepsSeen = Mutex<[CommissioningStep]>([])
         let hooks = CommissioningHooks(onStep: { timing in stepsSeen.withLock { $0.append(timing.step) } },
-                                       willAddNOC: { noc in seenNOCs.withLock { $0.append(noc) } })
+                                       willAddNOC: { installation in
+                                           #expect(installation.vendorID == 0xFFF1 && installation.nodeID == 0x42)
+                                           seenNOCs.withLock { $0.append(installation.noc) }
+                                       })
         let result = try await harness.commissioner.commission(harness.payload, nodeID: 0x42, hooks: hooks)
 
         #expect(result.nodeID == 0x42 && result.vendorID == 0xFFF1 && result.productID == 0x8000)

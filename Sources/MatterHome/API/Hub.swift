@@ -11,7 +11,7 @@ import MatterSetupPayload
 /// The running hub: the store, the fabric, one UDP endpoint and the sessions to devices.
 /// Shared by `Home`, `Structure` and `HomeMatterCommissioner` opened on the same state directory.
 public actor Hub {
-    public let store: HubStore
+    public nonisolated let store: HubStore
     public let stateDirectory: String
     private var manager: ExchangeManager?
     private var fabricCache: HubFabric?
@@ -97,12 +97,20 @@ public actor Hub {
                 throw HomeError(.storeNotWritable, "cannot reserve a node ID: \(error)")
             }
         }
+        let store = self.store
         let results = await withTaskGroup(of: (Int, Result<CommissioningResult, CommissioningError>).self) { group in
             for (i, payload) in payloads.enumerated() {
                 let nodeID = nodeIDs[i]
                 group.addTask {
                     do throws(CommissioningError) {
-                        let r = try await commissioner.commission(payload, nodeID: nodeID.rawValue) { onStep(i, $0) }
+                        let hooks = CommissioningHooks(onStep: { onStep(i, $0) }, willAddNOC: { installation throws in
+                            let address = installation.address
+                            try store.recordPendingNode(PendingNode(
+                                nodeID: nodeID, noc: installation.noc.tlv, vendorID: installation.vendorID,
+                                productID: installation.productID, name: name, roomID: room,
+                                address: NodeAddress(host: address.ipText, port: address.port, interfaceIndex: address.interfaceIndex)))
+                        })
+                        let r = try await commissioner.commission(payload, nodeID: nodeID.rawValue, hooks: hooks)
                         return (i, .success(r))
                     } catch {
                         return (i, .failure(error))
@@ -117,7 +125,7 @@ public actor Hub {
             switch r {
             case .success(let c):
                 caseSessions[c.nodeID] = c.caseSession
-                let label = name.map { payloads.count > 1 ? "\($0) \(i + 1)" : $0 } ?? Self.defaultName(c)
+                let label = name.map { payloads.count > 1 ? "\($0) \(i + 1)" : $0 } ?? Self.defaultName(vendorID: c.vendorID, productID: c.productID)
                 let address = NodeAddress(host: c.operationalAddress.ipText, port: c.operationalAddress.port,
                                           interfaceIndex: c.operationalAddress.interfaceIndex)
                 do {
@@ -128,14 +136,15 @@ public actor Hub {
                     throw HomeError(.storeNotWritable, "device \(c.nodeID) was commissioned but could not be recorded: \(error)")
                 }
             case .failure:
-                try? store.releaseNodeID(nodeIDs[i])
+                // The fail-safe was disarmed: the device rolled back whatever it was given.
+                try? store.dropPendingNode(nodeIDs[i])
             }
         }
         return results
     }
 
-    static func defaultName(_ c: CommissioningResult) -> String {
-        String(format: "Matter device %04X:%04X", c.vendorID, c.productID)
+    static func defaultName(vendorID: UInt16, productID: UInt16) -> String {
+        String(format: "Matter device %04X:%04X", vendorID, productID)
     }
 
     /// An interaction client on a CASE session with `nodeID`: the live session, or a new one at
@@ -192,6 +201,49 @@ public actor Hub {
             }
         }
         return nil
+    }
+
+    /// What became of a node left pending by a crash.
+    package enum Reconciliation: Sendable, Equatable {
+        /// It answered CASE on our fabric: commissioning was completed and it is a device now.
+        case completed
+        /// It did not answer: it rolled back (or never got its certificate); it was forgotten.
+        case dropped
+    }
+
+    /// Reconciles the nodes a crash left pending (call once, before commissioning anything):
+    /// one that answers CASE on our fabric is sent CommissioningComplete (its fail-safe may still
+    /// be armed) and recorded; one that does not is dropped, with its node ID.
+    package func reconcilePendingNodes() async -> [NodeID: Reconciliation] {
+        guard let pending = try? store.pendingNodes(), !pending.isEmpty,
+              let identity = try? commissionerIdentity(), let manager = try? await exchangeManager() else { return [:] }
+        var outcome: [NodeID: Reconciliation] = [:]
+        for node in pending {
+            var candidates = PeerAddress(node.address.host, port: node.address.port, interfaceIndex: node.address.interfaceIndex ?? 0)
+                .map { [$0] } ?? []
+            var lastError = ""
+            var session = await establishCASE(node.nodeID.rawValue, identity, at: candidates, lastError: &lastError)
+            if session == nil, let cfid = try? identity.compressedFabricID().rawValue {
+                candidates = await operationalAddresses(cfid: cfid, nodeID: node.nodeID.rawValue)
+                session = await establishCASE(node.nodeID.rawValue, identity, at: candidates, lastError: &lastError)
+            }
+            guard let session else {
+                try? store.dropPendingNode(node.nodeID)
+                outcome[node.nodeID] = .dropped
+                continue
+            }
+            // Commits the fabric if the fail-safe is still armed; a device that already
+            // committed answers NoFailSafe, which is as good.
+            let client = InteractionClient.over(manager, session: session, timeout: .seconds(5))
+            _ = try? await client.invoke(Clusters.GeneralCommissioning.CommissioningComplete(), endpoint: 0)
+            let address = await manager.secureSession(session)?.peerAddress
+            let addresses = address.map { [NodeAddress(host: $0.ipText, port: $0.port, interfaceIndex: $0.interfaceIndex)] } ?? [node.address]
+            let name = node.name ?? Self.defaultName(vendorID: node.vendorID, productID: node.productID)
+            if (try? store.completePendingNode(node.nodeID, name: name, addresses: addresses)) != nil {
+                outcome[node.nodeID] = .completed
+            }
+        }
+        return outcome
     }
 
     /// Forgets the session with `nodeID` (it failed, or its subscription lapsed).

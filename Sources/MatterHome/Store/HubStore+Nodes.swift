@@ -58,6 +58,7 @@ extension HubStore {
             guard reserved != nil else { throw .nodeIDNotReserved(node.nodeID.description) }
             step("node.checked")
             try db.run("DELETE FROM node_reservations WHERE node_id = ?", [.id(node.nodeID.rawValue)])
+            try db.run("DELETE FROM pending_nodes WHERE node_id = ?", [.id(node.nodeID.rawValue)])
             do throws(StoreError) {
                 try db.run("""
                     INSERT INTO nodes (node_id, vendor_id, product_id, name, room_id, noc_serial, commissioned_at, session_id)
@@ -137,7 +138,8 @@ extension HubStore {
         }
     }
 
-    /// A random operational node ID that is neither a device, a reservation nor the controller.
+    /// A random operational node ID that is neither a device, a reservation, a pending node nor the
+    /// controller.
     func freeNodeID(_ db: SQLiteDatabase) throws(StoreError) -> NodeID {
         for _ in 0..<32 {
             let candidate = NodeID(Self.randomUInt64() % 0xFFFF_FFEF_FFFF_FFFF + 1)
@@ -145,6 +147,7 @@ extension HubStore {
             let taken = try db.queryOne("""
                 SELECT 1 FROM nodes WHERE node_id = ?1
                 UNION ALL SELECT 1 FROM node_reservations WHERE node_id = ?1
+                UNION ALL SELECT 1 FROM pending_nodes WHERE node_id = ?1
                 UNION ALL SELECT 1 FROM fabric WHERE controller_node_id = ?1
                 """, [.id(candidate.rawValue)]) { _ in true }
             if taken == nil { return candidate }
@@ -164,7 +167,7 @@ extension HubStore {
         }
     }
 
-    private static func insertAddresses(_ addresses: [NodeAddress], for id: NodeID, _ db: SQLiteDatabase) throws(StoreError) {
+    static func insertAddresses(_ addresses: [NodeAddress], for id: NodeID, _ db: SQLiteDatabase) throws(StoreError) {
         for (position, a) in addresses.enumerated() {
             try db.run("INSERT INTO node_addresses (node_id, position, host, port, interface_index) VALUES (?, ?, ?, ?, ?)",
                        [.id(id.rawValue), .integer(Int64(position)), .text(a.host), .integer(Int64(a.port)),

@@ -24,9 +24,19 @@
 ///   session). A reservation is never a device: `recordCommissionedNode` turns it into a `nodes`
 ///   row in the same transaction that records it in the session; reservations of dead processes
 ///   and ended sessions are released.
+///
+/// Version 2 (the hub service):
+///
+/// - `pending_nodes`: a node whose operational certificate is about to be (or was) sent with
+///   AddNOC but whose commissioning has not been recorded as complete: its NOC (TLV), the
+///   address commissioning reached it at, vendor/product, the name and room asked for. It keeps
+///   the node ID taken. `recordCommissionedNode` deletes it in the transaction that records
+///   the node; a hub that starts reconciles what is left (completes or drops each).
+/// - `attribute_values`: the hub's cache of each node's attribute values (TLV of the value),
+///   deleted with the node, so a restarted hub lists every node with its state at once.
 enum StoreSchema {
     /// The schema version this code reads and writes.
-    static let currentVersion: Int64 = 1
+    static let currentVersion: Int64 = 2
 
     /// `migrations[n]` upgrades version n to n + 1.
     static let migrations: [String] = [
@@ -104,6 +114,28 @@ enum StoreSchema {
             session_id  INTEGER REFERENCES commissioning_sessions(id) ON DELETE CASCADE,
             reserved_at INTEGER NOT NULL
         );
+        """,
+        """
+        CREATE TABLE pending_nodes (
+            node_id         INTEGER PRIMARY KEY,
+            noc             BLOB NOT NULL,
+            vendor_id       INTEGER NOT NULL CHECK (vendor_id BETWEEN 0 AND 65535),
+            product_id      INTEGER NOT NULL CHECK (product_id BETWEEN 0 AND 65535),
+            name            TEXT,
+            room_id         INTEGER REFERENCES rooms(id) ON DELETE SET NULL,
+            host            TEXT NOT NULL,
+            port            INTEGER NOT NULL CHECK (port BETWEEN 0 AND 65535),
+            interface_index INTEGER,
+            pended_at       INTEGER NOT NULL
+        );
+        CREATE TABLE attribute_values (
+            node_id   INTEGER NOT NULL REFERENCES nodes(node_id) ON DELETE CASCADE,
+            endpoint  INTEGER NOT NULL CHECK (endpoint BETWEEN 0 AND 65535),
+            cluster   INTEGER NOT NULL,
+            attribute INTEGER NOT NULL,
+            value     BLOB NOT NULL,
+            PRIMARY KEY (node_id, endpoint, cluster, attribute)
+        ) WITHOUT ROWID;
         """,
     ]
 }
