@@ -55,6 +55,8 @@ import TestSupport
         #expect(primed != nil, "no priming report")
         #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
         let onOff = ConcreteAttributePath(1, .onOff, 0)
+        let primedCount = await runtime.attributes(of: nodeID).count
+        #expect(primedCount >= 10, "the wildcard priming report had \(primedCount) values")
         let before = await runtime.attributes(of: nodeID)[onOff]
         #expect(before == .bool(false), "\(String(describing: before))")
         #expect(await runtime.attributes(of: nodeID)[ConcreteAttributePath(0, .basicInformation, 1)] != nil)
@@ -84,6 +86,13 @@ import TestSupport
         #expect(await runtime.attributes(of: nodeID)[onOff] == .bool(true))
 
         await runtime.stop()
+
+        // A new runtime (a restarted hub) has the node's values from the store at once.
+        let restarted = NodeRuntime(hub: hub)
+        await restarted.add(nodeID)
+        #expect(await restarted.attributes(of: nodeID)[onOff] == .bool(true))
+        #expect(await restarted.attributes(of: nodeID)[ConcreteAttributePath(0, .basicInformation, 1)] != nil)
+        await restarted.stop()
         await device.shutdown()
         await commissioner.home.close()
     }

@@ -51,11 +51,16 @@ public actor NodeRuntime {
         }
     }
 
-    /// Starts keeping `nodeID` live (no-op when it already is).
+    /// Starts keeping `nodeID` live (no-op when it already is). Its cached values come from
+    /// the store at once, so a restarted hub lists the node with its last state while it
+    /// reconnects.
     public func add(_ nodeID: NodeID) {
         guard nodes[nodeID] == nil else { return }
         var node = Node()
         configure(&node.lifecycle)
+        for (path, bytes) in (try? hub.store.attributeValues(for: nodeID)) ?? [:] {
+            if let value = try? TLVDecoder.decode(bytes) { node.cache[path] = value }
+        }
         nodes[nodeID] = node
         handle(nodeID, .start)
     }
@@ -207,6 +212,9 @@ public actor NodeRuntime {
                 changed[path] = value
             }
         }
-        if !changed.isEmpty { continuation.yield(.attributes(nodeID, changed)) }
+        guard !changed.isEmpty else { return }
+        // Persisted before it is announced, so what a client saw survives a restart.
+        try? hub.store.storeAttributeValues(changed.mapValues { TLVWriter.encode($0) }, for: nodeID)
+        continuation.yield(.attributes(nodeID, changed))
     }
 }
