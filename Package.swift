@@ -38,6 +38,8 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
+        .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
