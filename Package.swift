@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
         .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
+        // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
+        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
