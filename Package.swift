@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
         .target(name: "MatterWebSocket", dependencies: ["MatterCrypto"], swiftSettings: strict),
+        // The running hub's services: today the Matter Server API endpoint over a HubBackend.
+        .target(name: "MatterHubService", dependencies: ["MatterServerAPI", "MatterWebSocket"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
