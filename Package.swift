@@ -134,6 +134,8 @@ let package = Package(
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",
                                    "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],
