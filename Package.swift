@@ -136,6 +136,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterWebSocketTests", dependencies: ["MatterWebSocket", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MatterHubServiceTests",
+                    dependencies: ["MatterHubService", "MatterServerAPI", "MatterWebSocket", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],
@@ -144,6 +148,6 @@ let package = Package(
                           dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
                           path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["MatterWebSocket"], path: "Tests/TestSupport", swiftSettings: strict),
     ]
 )
