@@ -100,6 +100,11 @@ let package = Package(
                                                                "FuzzSupport"],
                           path: "Fuzz/MessageFuzz", swiftSettings: strict),
 
+        .executableTarget(name: "fuzz-websocket-frame", dependencies: ["MatterWebSocket", "FuzzSupport"],
+                          path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
+
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
                     swiftSettings: strict),
