@@ -38,6 +38,10 @@ let package = Package(
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
+        .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
+        // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
+        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
@@ -61,8 +65,8 @@ let package = Package(
         // The running hub: the node runtime (per node: CASE session, subscription, attribute
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",
-                dependencies: ["MatterHome", "MatterCommissioning", "MatterInteraction", "MatterMessaging",
-                               "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV"],
+                dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
+                               "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV"],
                 swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
@@ -99,6 +103,11 @@ let package = Package(
         .executableTarget(name: "fuzz-message", dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto",
                                                                "FuzzSupport"],
                           path: "Fuzz/MessageFuzz", swiftSettings: strict),
+
+        .executableTarget(name: "fuzz-websocket-frame", dependencies: ["MatterWebSocket", "FuzzSupport"],
+                          path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
+                          path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -139,9 +148,13 @@ let package = Package(
                                    "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
                                    "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterWebSocketTests", dependencies: ["MatterWebSocket", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterHubServiceTests",
                     dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
-                                   "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "TestSupport"],
+                                   "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
+                                   "MatterWebSocket", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
@@ -151,6 +164,6 @@ let package = Package(
                           dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
                           path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
-        .target(name: "TestSupport", path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["MatterWebSocket"], path: "Tests/TestSupport", swiftSettings: strict),
     ]
 )

@@ -58,6 +58,12 @@ void mh_free(void *ptr) { OPENSSL_free(ptr); }
 
 // MARK: Hashes, MACs, KDFs
 
+// SHA-1 only for the WebSocket handshake (RFC 6455 Sec-WebSocket-Accept), never for security.
+int mh_sha1(const uint8_t *data, size_t len, uint8_t *out) {
+    unsigned int out_len = 0;
+    return EVP_Digest(NONNULL(data), len, out, &out_len, EVP_sha1(), NULL) == 1 && out_len == 20;
+}
+
 int mh_sha256(const uint8_t *data, size_t len, uint8_t *out) {
     if (!algorithms_ready()) return 0;
     unsigned int out_len = 0;

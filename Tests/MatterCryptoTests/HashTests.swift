@@ -40,3 +40,13 @@ import TestSupport
             == "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
     }
 }
+
+@Suite struct SHA1Tests {
+    @Test(arguments: TestVectors.vectors("sha1.json"))
+    func vector(_ v: Vector) throws {
+        #expect(v.loadError == nil)
+        let data = try #require(v.bytes("data"))
+        let expected = try #require(v.bytes("hash"))
+        #expect(SHA1.hash(data) == expected)
+    }
+}

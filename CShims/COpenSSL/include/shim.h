@@ -25,6 +25,8 @@ void mh_cleanse(void *ptr, size_t len);
 
 // MARK: Hashes, MACs, KDFs
 
+/// One-shot SHA-1 (the WebSocket handshake only); out receives 20 bytes.
+int mh_sha1(const uint8_t *data, size_t len, uint8_t *out);
 /// One-shot SHA-256; out receives 32 bytes.
 int mh_sha256(const uint8_t *data, size_t len, uint8_t *out);
 /// A new EVP_MD_CTX initialised for SHA-256, or NULL.

@@ -1,0 +1,265 @@
+import MatterServerAPI
+import MatterWebSocket
+import Synchronization
+
+/// The Matter Server WebSocket API (ws-api.md) over ``WebSocketServer``, in front of a
+/// ``HubBackend``: the connection rules that keep the real client alive.
+///
+/// Per connection: the bare server-info frame first; commands decoded (error 9 for unknown
+/// names, 8 for bad arguments) and each run as its own task, answered by `message_id` in
+/// whatever order they finish; `start_listening` answered with the node list as the very next
+/// frame, after which (and only then) the connection receives events. Events for a node the
+/// connection has not been told about are withheld (they crash the 8.1.2 client). Non-JSON
+/// text, a message that is not a command, or a binary frame closes that connection with a reason;
+/// nothing one client sends affects another.
+public final class HubAPIServer: Sendable {
+    public let webSocket: WebSocketServer
+    private let handler: ConnectionHandler
+
+    /// Binds the addresses in `configuration`. `httpHandler` answers plain GETs other than
+    /// `/info` (the dashboard's static files, later); `log` gets one line per notable event.
+    public init(configuration: WebSocketServerConfiguration, backend: any HubBackend,
+                httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)? = nil,
+                log: @escaping @Sendable (String) -> Void = { _ in }) throws(WebSocketServerError) {
+        handler = ConnectionHandler(backend: backend, httpHandler: httpHandler, log: log)
+        webSocket = try WebSocketServer(configuration: configuration, delegate: handler)
+    }
+
+    public var boundAddresses: [ListenAddress] { webSocket.boundAddresses }
+
+    public func start() { webSocket.start() }
+
+    /// Sends `server_shutdown` to listening clients, then closes every connection.
+    public func stop() async {
+        handler.publish(.serverShutdown)
+        await webSocket.stop()
+        handler.finishAll()
+    }
+
+    /// Sends an event to every connection that issued `start_listening` (encoded once).
+    public func publish(_ event: ServerEvent) { handler.publish(event) }
+
+    /// Connections currently open, and how many of them listen.
+    public var connectionCounts: (open: Int, listening: Int) { handler.counts }
+}
+
+/// The per-connection protocol state; the WebSocket server's delegate.
+final class ConnectionHandler: WebSocketServerDelegate, Sendable {
+    let backend: any HubBackend
+    let httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)?
+    let log: @Sendable (String) -> Void
+    private let clients = Mutex<[UInt64: Client]>([:])
+
+    init(backend: any HubBackend, httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)?,
+         log: @escaping @Sendable (String) -> Void) {
+        self.backend = backend
+        self.httpHandler = httpHandler
+        self.log = log
+    }
+
+    struct Client {
+        enum Listening {
+            case no
+            /// start_listening is being answered; events wait here until the dump is out.
+            case pending([ServerEvent])
+            case yes
+        }
+        let connection: WebSocketConnection
+        let inbox: AsyncStream<WebSocketMessage>.Continuation
+        var listening = Listening.no
+        /// Nodes this client has been told about (dump, node_added/updated), so no event for an
+        /// unknown node reaches it.
+        var knownNodes: Set<UInt64> = []
+    }
+
+    var counts: (open: Int, listening: Int) {
+        clients.withLock { c in
+            (c.count, c.values.filter { if case .yes = $0.listening { return true } else { return false } }.count)
+        }
+    }
+
+    // MARK: WebSocketServerDelegate (I/O thread: never block)
+
+    func httpResponse(for request: HTTPRequestHead) -> HTTPResponse? {
+        if request.path == "/info" {
+            return HTTPResponse(status: 200, reason: "OK", headers: ["Content-Type": "application/json"],
+                                body: JSONWriter.encode(backend.serverInfo().json))
+        }
+        return httpHandler?(request)
+    }
+
+    func connectionOpened(_ connection: WebSocketConnection) {
+        // The server info goes out first, before anything this connection sends is read.
+        connection.send(text: ServerMessage.serverInfo(backend.serverInfo()).encoded)
+        let (stream, continuation) = AsyncStream.makeStream(of: WebSocketMessage.self, bufferingPolicy: .unbounded)
+        clients.withLock { $0[connection.id] = Client(connection: connection, inbox: continuation) }
+        log("api: \(connection) connected")
+        Task { await self.serve(connection, stream) }
+    }
+
+    func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        _ = clients.withLock { $0[connection.id]?.inbox.yield(message) }
+    }
+
+    func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        let client = clients.withLock { $0.removeValue(forKey: connection.id) }
+        client?.inbox.finish()
+        log("api: \(connection) closed (\(code.map { "code \($0)" } ?? "no close frame"): \(reason))")
+    }
+
+    func finishAll() {
+        let all = clients.withLock { c -> [Client] in
+            defer { c = [:] }
+            return Array(c.values)
+        }
+        for c in all { c.inbox.finish() }
+    }
+
+    // MARK: Commands
+
+    /// Reads one connection's messages in order. start_listening is answered in line (so its
+    /// result is the next frame); every other command runs as its own task.
+    private func serve(_ connection: WebSocketConnection, _ inbox: AsyncStream<WebSocketMessage>) async {
+        await withTaskGroup(of: Void.self) { group in
+            for await message in inbox {
+                guard case .text(let text) = message else {
+                    connection.close(.unsupportedData, reason: "binary frames are not accepted; send JSON text")
+                    return
+                }
+                let command: CommandMessage
+                do throws(CommandMessage.ParseError) {
+                    command = try CommandMessage.parse(text)
+                } catch {
+                    switch error {
+                    case .invalidJSON, .notACommand:
+                        log("api: \(connection): \(error); closing")
+                        connection.close(error.closeCode, reason: error.description)
+                        return
+                    case .invalid(let id, let apiError):
+                        send(.error(messageID: id, apiError), to: connection)
+                        continue
+                    }
+                }
+                let decoded: ServerCommand
+                do throws(APIError) {
+                    decoded = try ServerCommand.decode(command)
+                } catch {
+                    send(.error(messageID: command.messageID, error), to: connection)
+                    continue
+                }
+                if decoded == .startListening {
+                    await startListening(connection, messageID: command.messageID)
+                    continue
+                }
+                group.addTask { await self.run(decoded, id: command.messageID, on: connection) }
+            }
+        }
+    }
+
+    private func run(_ command: ServerCommand, id: String, on connection: WebSocketConnection) async {
+        do throws(APIError) {
+            let result = try await answer(command)
+            send(.success(messageID: id, result: result), to: connection)
+        } catch {
+            log("api: \(command.name.rawValue) failed: \(error)")
+            send(.error(messageID: id, error), to: connection)
+        }
+    }
+
+    private func answer(_ command: ServerCommand) async throws(APIError) -> JSONValue {
+        switch command {
+        case .serverInfo: return backend.serverInfo().json
+        case .getNodes(let onlyAvailable):
+            return .array(await backend.nodes().filter { !onlyAvailable || $0.available }.map(\.json))
+        case .getNode(let id):
+            guard let node = await backend.nodes().first(where: { $0.nodeID == id }) else {
+                throw APIError(.nodeNotExists, "Node \(id) does not exist; get_nodes lists the known nodes")
+            }
+            return node.json
+        default:
+            return try await backend.handle(command)
+        }
+    }
+
+    private func startListening(_ connection: WebSocketConnection, messageID: String) async {
+        let alreadyListening = clients.withLock { c -> Bool in
+            guard var client = c[connection.id] else { return true }
+            if case .no = client.listening {
+                client.listening = .pending([])
+                c[connection.id] = client
+                return false
+            }
+            return true
+        }
+        if alreadyListening {
+            send(.error(messageID: messageID, APIError(.unknownError, "start_listening was already issued on this connection")),
+                 to: connection)
+            return
+        }
+        let nodes = await backend.nodes()
+        // The dump and the events that arrived meanwhile go out under the lock, so no event
+        // published now can overtake them.
+        clients.withLock { c in
+            guard var client = c[connection.id], case .pending(let held) = client.listening else { return }
+            client.knownNodes = Set(nodes.map(\.nodeID))
+            connection.send(text: ServerMessage.success(messageID: messageID, result: .array(nodes.map(\.json))).encoded)
+            for event in held where Self.admit(event, to: &client) {
+                connection.send(text: ServerMessage.event(event).encoded)
+            }
+            client.listening = .yes
+            c[connection.id] = client
+        }
+        log("api: \(connection) listening (\(nodes.count) nodes)")
+    }
+
+    private func send(_ message: ServerMessage, to connection: WebSocketConnection) {
+        if !connection.send(text: message.encoded), connection.isOpen == false {
+            log("api: \(connection) dropped a message (connection closing or too slow)")
+        }
+    }
+
+    // MARK: Events
+
+    func publish(_ event: ServerEvent) {
+        let frame = ServerMessage.event(event).encoded
+        clients.withLock { c in
+            for (id, var client) in c {
+                switch client.listening {
+                case .no: continue
+                case .pending(var held):
+                    held.append(event)
+                    client.listening = .pending(held)
+                case .yes:
+                    if Self.admit(event, to: &client) { client.connection.send(text: frame) }
+                }
+                c[id] = client
+            }
+        }
+    }
+
+    /// Whether a client may see `event` now, updating what it knows: a node must reach it (dump,
+    /// node_added, node_updated) before any other event about that node.
+    static func admit(_ event: ServerEvent, to client: inout Client) -> Bool {
+        switch event {
+        case .nodeAdded(let n), .nodeUpdated(let n):
+            client.knownNodes.insert(n.nodeID)
+            return true
+        case .nodeRemoved(let id):
+            return client.knownNodes.remove(id) != nil
+        case .attributeUpdated, .nodeEvent, .endpointAdded, .endpointRemoved:
+            return event.nodeID.map { client.knownNodes.contains($0) } ?? false
+        case .serverShutdown, .serverInfoUpdated:
+            return true
+        }
+    }
+}
+
+extension CommandMessage.ParseError {
+    /// The close code for a message that cannot be answered.
+    var closeCode: WebSocketCloseCode {
+        switch self {
+        case .invalidJSON: return .invalidPayload
+        case .notACommand, .invalid: return .policyViolation
+        }
+    }
+}

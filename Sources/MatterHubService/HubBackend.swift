@@ -1,0 +1,17 @@
+import MatterServerAPI
+
+/// What the API server needs from the hub behind it (the node runtime implements it).
+///
+/// The server answers `start_listening` itself (with ``nodes()``, as the very next frame), and
+/// `server_info`, `get_nodes` and `get_node` from ``serverInfo()`` and ``nodes()``; every other
+/// decoded command goes to ``handle(_:)``. Events go the other way, through
+/// ``HubAPIServer/publish(_:)``.
+public protocol HubBackend: Sendable {
+    /// The current server info. Called from the I/O thread too (`GET /info`): return at once.
+    func serverInfo() -> ServerInfo
+    /// Every node, with all its attributes.
+    func nodes() async -> [MatterNodeData]
+    /// Runs one command and returns its result (`.null` for void commands). Runs concurrently
+    /// with other commands; must not wait on a device without a timeout.
+    func handle(_ command: ServerCommand) async throws(APIError) -> JSONValue
+}

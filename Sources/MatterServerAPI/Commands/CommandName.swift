@@ -1,0 +1,30 @@
+/// The command names the server understands: the 19 the 8.1.2 client sends, plus the server
+/// commands python-matter-server also answers (`server_info`, `get_nodes`, `get_node`,
+/// `import_test_node`, `set_acl_entry`, `set_node_binding`).
+public enum CommandName: String, Hashable, Sendable, CaseIterable {
+    case startListening = "start_listening"
+    case setDefaultFabricLabel = "set_default_fabric_label"
+    case commissionWithCode = "commission_with_code"
+    case commissionOnNetwork = "commission_on_network"
+    case setWifiCredentials = "set_wifi_credentials"
+    case setThreadDataset = "set_thread_dataset"
+    case openCommissioningWindow = "open_commissioning_window"
+    case discover = "discover"
+    case getVendorNames = "get_vendor_names"
+    case pingNode = "ping_node"
+    case getNodeIPAddresses = "get_node_ip_addresses"
+    case deviceCommand = "device_command"
+    case readAttribute = "read_attribute"
+    case writeAttribute = "write_attribute"
+    case removeNode = "remove_node"
+    case interviewNode = "interview_node"
+    case checkNodeUpdate = "check_node_update"
+    case updateNode = "update_node"
+    case diagnostics = "diagnostics"
+    case serverInfo = "server_info"
+    case getNodes = "get_nodes"
+    case getNode = "get_node"
+    case importTestNode = "import_test_node"
+    case setACLEntry = "set_acl_entry"
+    case setNodeBinding = "set_node_binding"
+}

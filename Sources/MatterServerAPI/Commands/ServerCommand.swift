@@ -1,0 +1,189 @@
+/// The arguments of `device_command`. `payload` is name-keyed (``DeviceCommandCatalog``).
+public struct DeviceCommandArguments: Hashable, Sendable {
+    public var nodeID: UInt64
+    public var endpointID: UInt16
+    public var clusterID: UInt32
+    /// The chip Python class name, e.g. `On`, `MoveToLevelWithOnOff`, `LockDoor`.
+    public var commandName: String
+    public var payload: JSONObject
+    /// Ignored by the server (the response type follows from the command).
+    public var responseType: JSONValue
+    public var timedRequestTimeoutMs: UInt32?
+    public var interactionTimeoutMs: UInt32?
+
+    public init(nodeID: UInt64, endpointID: UInt16, clusterID: UInt32, commandName: String, payload: JSONObject = JSONObject(),
+                responseType: JSONValue = .null, timedRequestTimeoutMs: UInt32? = nil, interactionTimeoutMs: UInt32? = nil) {
+        self.nodeID = nodeID
+        self.endpointID = endpointID
+        self.clusterID = clusterID
+        self.commandName = commandName
+        self.payload = payload
+        self.responseType = responseType
+        self.timedRequestTimeoutMs = timedRequestTimeoutMs
+        self.interactionTimeoutMs = interactionTimeoutMs
+    }
+}
+
+/// A software version for `update_node`: the client sends an int or a string.
+public enum SoftwareVersion: Hashable, Sendable {
+    case number(UInt32)
+    case string(String)
+}
+
+/// A decoded command with its arguments, the server's defaults filled in (ws-api.md section 3).
+public enum ServerCommand: Hashable, Sendable {
+    case startListening
+    /// `label` already cut to 32 characters.
+    case setDefaultFabricLabel(label: String?)
+    case commissionWithCode(code: String, networkOnly: Bool)
+    case commissionOnNetwork(setupPinCode: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?)
+    case setWifiCredentials(ssid: String, credentials: String)
+    case setThreadDataset(dataset: String)
+    case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
+    case discover
+    case getVendorNames(filterVendors: [UInt16]?)
+    case pingNode(nodeID: UInt64, attempts: Int)
+    case getNodeIPAddresses(nodeID: UInt64, preferCache: Bool, scoped: Bool)
+    case deviceCommand(DeviceCommandArguments)
+    case readAttribute(nodeID: UInt64, paths: [AttributePathPattern], fabricFiltered: Bool)
+    case writeAttribute(nodeID: UInt64, path: AttributePathPattern, value: JSONValue)
+    case removeNode(nodeID: UInt64)
+    case interviewNode(nodeID: UInt64)
+    case checkNodeUpdate(nodeID: UInt64)
+    case updateNode(nodeID: UInt64, softwareVersion: SoftwareVersion)
+    case diagnostics
+    case serverInfo
+    case getNodes(onlyAvailable: Bool)
+    case getNode(nodeID: UInt64)
+    case importTestNode(dump: String)
+    case setACLEntry(nodeID: UInt64, entry: [JSONValue])
+    case setNodeBinding(nodeID: UInt64, endpoint: UInt16, bindings: [JSONValue])
+
+    /// The longest fabric label Matter allows (python-matter-server cuts to this).
+    public static let maxFabricLabelLength = 32
+
+    public var name: CommandName {
+        switch self {
+        case .startListening: return .startListening
+        case .setDefaultFabricLabel: return .setDefaultFabricLabel
+        case .commissionWithCode: return .commissionWithCode
+        case .commissionOnNetwork: return .commissionOnNetwork
+        case .setWifiCredentials: return .setWifiCredentials
+        case .setThreadDataset: return .setThreadDataset
+        case .openCommissioningWindow: return .openCommissioningWindow
+        case .discover: return .discover
+        case .getVendorNames: return .getVendorNames
+        case .pingNode: return .pingNode
+        case .getNodeIPAddresses: return .getNodeIPAddresses
+        case .deviceCommand: return .deviceCommand
+        case .readAttribute: return .readAttribute
+        case .writeAttribute: return .writeAttribute
+        case .removeNode: return .removeNode
+        case .interviewNode: return .interviewNode
+        case .checkNodeUpdate: return .checkNodeUpdate
+        case .updateNode: return .updateNode
+        case .diagnostics: return .diagnostics
+        case .serverInfo: return .serverInfo
+        case .getNodes: return .getNodes
+        case .getNode: return .getNode
+        case .importTestNode: return .importTestNode
+        case .setACLEntry: return .setACLEntry
+        case .setNodeBinding: return .setNodeBinding
+        }
+    }
+
+    /// Decodes a command message: error 9 (`Invalid command: <name>`) for an unknown name, error 8
+    /// for a missing or ill-typed argument. Unknown arguments are ignored.
+    public static func decode(_ message: CommandMessage) throws(APIError) -> ServerCommand {
+        guard let name = CommandName(rawValue: message.command) else { throw .invalidCommand(message.command) }
+        let a = try ObjectReader(message.args, context: name.rawValue)
+        switch name {
+        case .startListening: return .startListening
+        case .setDefaultFabricLabel:
+            let label = try a.optional("label", String.self).map { String($0.prefix(maxFabricLabelLength)) }
+            return .setDefaultFabricLabel(label: label)
+        case .commissionWithCode:
+            return .commissionWithCode(code: try a.required("code"), networkOnly: try a.optional("network_only") ?? false)
+        case .commissionOnNetwork:
+            return .commissionOnNetwork(setupPinCode: try a.required("setup_pin_code"),
+                                        filterType: try a.optional("filter_type") ?? 0,
+                                        filter: a.raw("filter") ?? .null, ipAddress: try a.optional("ip_addr"))
+        case .setWifiCredentials:
+            return .setWifiCredentials(ssid: try a.required("ssid"), credentials: try a.required("credentials"))
+        case .setThreadDataset:
+            return .setThreadDataset(dataset: try a.required("dataset"))
+        case .openCommissioningWindow:
+            return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
+                                            iteration: try a.optional("iteration") ?? 1000,
+                                            option: try a.optional("option") ?? 1,
+                                            discriminator: try a.optional("discriminator"))
+        case .discover: return .discover
+        case .getVendorNames: return .getVendorNames(filterVendors: try a.optional("filter_vendors"))
+        case .pingNode:
+            return .pingNode(nodeID: try a.required("node_id"), attempts: try a.optional("attempts") ?? 1)
+        case .getNodeIPAddresses:
+            return .getNodeIPAddresses(nodeID: try a.required("node_id"), preferCache: try a.optional("prefer_cache") ?? false,
+                                       scoped: try a.optional("scoped") ?? false)
+        case .deviceCommand:
+            let payload: JSONObject
+            switch a.raw("payload") {
+            case nil, .null?: payload = JSONObject()
+            case .object(let o)?: payload = o
+            case let other?: throw .invalidArguments("device_command: argument 'payload' must be an object, not \(other.typeName)")
+            }
+            return .deviceCommand(DeviceCommandArguments(
+                nodeID: try a.required("node_id"), endpointID: try a.required("endpoint_id"),
+                clusterID: try a.required("cluster_id"), commandName: try a.required("command_name"), payload: payload,
+                responseType: a.raw("response_type") ?? .null,
+                timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"),
+                interactionTimeoutMs: try a.optional("interaction_timeout_ms")))
+        case .readAttribute:
+            let texts: [String]
+            switch a.raw("attribute_path") {
+            case .string(let s)?: texts = [s]
+            case let v? where [String].read(v) != nil: texts = [String].read(v)!
+            default:
+                throw .invalidArguments("read_attribute: argument 'attribute_path' must be an \"E/C/A\" string or a list of them")
+            }
+            var paths: [AttributePathPattern] = []
+            for t in texts {
+                guard let p = AttributePathPattern(t) else {
+                    throw .invalidArguments("read_attribute: '\(t)' is not an endpoint/cluster/attribute path")
+                }
+                paths.append(p)
+            }
+            return .readAttribute(nodeID: try a.required("node_id"), paths: paths,
+                                  fabricFiltered: try a.optional("fabric_filtered") ?? false)
+        case .writeAttribute:
+            let text: String = try a.required("attribute_path")
+            guard let path = AttributePathPattern(text) else {
+                throw .invalidArguments("write_attribute: '\(text)' is not an endpoint/cluster/attribute path")
+            }
+            guard path.endpoint != nil else {
+                throw .invalidArguments("write_attribute: the endpoint in '\(text)' must be a number (no wildcard)")
+            }
+            guard let value = a.raw("value") else { throw .invalidArguments("write_attribute: argument 'value' is missing") }
+            return .writeAttribute(nodeID: try a.required("node_id"), path: path, value: value)
+        case .removeNode: return .removeNode(nodeID: try a.required("node_id"))
+        case .interviewNode: return .interviewNode(nodeID: try a.required("node_id"))
+        case .checkNodeUpdate: return .checkNodeUpdate(nodeID: try a.required("node_id"))
+        case .updateNode:
+            let version: SoftwareVersion
+            switch a.raw("software_version") {
+            case .string(let s)?: version = .string(s)
+            case let v? where UInt32.read(v) != nil: version = .number(UInt32.read(v)!)
+            default: throw .invalidArguments("update_node: argument 'software_version' must be an integer or a string")
+            }
+            return .updateNode(nodeID: try a.required("node_id"), softwareVersion: version)
+        case .diagnostics: return .diagnostics
+        case .serverInfo: return .serverInfo
+        case .getNodes: return .getNodes(onlyAvailable: try a.optional("only_available") ?? false)
+        case .getNode: return .getNode(nodeID: try a.required("node_id"))
+        case .importTestNode: return .importTestNode(dump: try a.required("dump"))
+        case .setACLEntry: return .setACLEntry(nodeID: try a.required("node_id"), entry: try a.required("entry"))
+        case .setNodeBinding:
+            return .setNodeBinding(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
+                                   bindings: try a.required("bindings"))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// The names of the events a server may send: exactly the 9 the 8.1.2 client knows. Any other
+/// name crashes its listen loop, so the set is closed.
+public enum EventName: String, Hashable, Sendable, CaseIterable {
+    case nodeAdded = "node_added"
+    case nodeUpdated = "node_updated"
+    case nodeRemoved = "node_removed"
+    case nodeEvent = "node_event"
+    case attributeUpdated = "attribute_updated"
+    case serverShutdown = "server_shutdown"
+    case serverInfoUpdated = "server_info_updated"
+    case endpointAdded = "endpoint_added"
+    case endpointRemoved = "endpoint_removed"
+}
+
+/// An event, with its data in the shape the contract gives (ws-api.md section 4). Sent only to
+/// connections that issued `start_listening`.
+public enum ServerEvent: Hashable, Sendable {
+    /// After a node's first interview.
+    case nodeAdded(MatterNodeData)
+    /// With the **full** node data (availability changes, re-interview).
+    case nodeUpdated(MatterNodeData)
+    case nodeRemoved(nodeID: UInt64)
+    case nodeEvent(MatterNodeEvent)
+    /// `[node_id, "E/C/A", value]`; the node must already be known to the client.
+    case attributeUpdated(nodeID: UInt64, path: AttributePath, value: JSONValue)
+    case serverShutdown
+    case serverInfoUpdated(ServerInfo)
+    /// Bridges: only after the node_updated that carries the endpoint.
+    case endpointAdded(nodeID: UInt64, endpointID: UInt16)
+    case endpointRemoved(nodeID: UInt64, endpointID: UInt16)
+
+    public var name: EventName {
+        switch self {
+        case .nodeAdded: return .nodeAdded
+        case .nodeUpdated: return .nodeUpdated
+        case .nodeRemoved: return .nodeRemoved
+        case .nodeEvent: return .nodeEvent
+        case .attributeUpdated: return .attributeUpdated
+        case .serverShutdown: return .serverShutdown
+        case .serverInfoUpdated: return .serverInfoUpdated
+        case .endpointAdded: return .endpointAdded
+        case .endpointRemoved: return .endpointRemoved
+        }
+    }
+
+    public var data: JSONValue {
+        switch self {
+        case .nodeAdded(let node), .nodeUpdated(let node): return node.json
+        case .nodeRemoved(let id): return .integer(id)
+        case .nodeEvent(let event): return event.json
+        case .attributeUpdated(let node, let path, let value):
+            return .array([.integer(node), .string(path.description), value])
+        case .serverShutdown: return .null
+        case .serverInfoUpdated(let info): return info.json
+        case .endpointAdded(let node, let endpoint), .endpointRemoved(let node, let endpoint):
+            return .object(["node_id": .integer(node), "endpoint_id": .integer(endpoint)])
+        }
+    }
+
+    /// The node an event concerns, if any (a client must know it before its events).
+    public var nodeID: UInt64? {
+        switch self {
+        case .nodeAdded(let n), .nodeUpdated(let n): return n.nodeID
+        case .nodeRemoved(let id), .attributeUpdated(let id, _, _), .endpointAdded(let id, _), .endpointRemoved(let id, _):
+            return id
+        case .nodeEvent(let e): return e.nodeID
+        case .serverShutdown, .serverInfoUpdated: return nil
+        }
+    }
+}

@@ -1,0 +1,165 @@
+/// The head of an HTTP/1.1 request (RFC 9112): request line and header fields.
+public struct HTTPRequestHead: Hashable, Sendable {
+    /// The most header bytes accepted before the blank line.
+    public static let maxHeadLength = 8192
+
+    public var method: String
+    /// The request target as sent (`/ws?token=...`).
+    public var target: String
+    public var version: String
+    /// Header fields in order; names lower-cased.
+    public var headers: [(name: String, value: String)]
+
+    public static func == (l: HTTPRequestHead, r: HTTPRequestHead) -> Bool {
+        l.method == r.method && l.target == r.target && l.version == r.version
+            && l.headers.map(\.name) == r.headers.map(\.name) && l.headers.map(\.value) == r.headers.map(\.value)
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(method)
+        h.combine(target)
+    }
+
+    /// The path part of the target (before `?`).
+    public var path: String { String(target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]) }
+
+    /// The query parameters, percent-decoded (`+` is a space); nil values for bare keys.
+    public var query: [(name: String, value: String)] {
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return [] }
+        return parts[1].split(separator: "&").map { pair in
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            return (percentDecode(kv[0]), kv.count > 1 ? percentDecode(kv[1]) : "")
+        }
+    }
+
+    /// The value of the header `name` (case-insensitive); several fields are joined with ", ".
+    public func header(_ name: String) -> String? {
+        let n = name.lowercased()
+        let values = headers.filter { $0.name == n }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Whether the comma-separated header `name` lists `token` (case-insensitive).
+    public func headerHasToken(_ name: String, _ token: String) -> Bool {
+        guard let v = header(name) else { return false }
+        return v.split(separator: ",").contains { $0.trimmingSpaces.lowercased() == token.lowercased() }
+    }
+
+    /// Why a request head was refused (answered with 400, or 431 when too long).
+    public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        case tooLong
+        case malformed(String)
+        public var description: String {
+            switch self {
+            case .tooLong: return "request head longer than \(HTTPRequestHead.maxHeadLength) bytes"
+            case .malformed(let why): return "malformed HTTP request: \(why)"
+            }
+        }
+    }
+
+    /// Parses a request head from the start of `bytes`: the head and the bytes it used, or nil
+    /// when the blank line has not arrived yet.
+    public static func parse(_ bytes: [UInt8]) throws(ParseError) -> (head: HTTPRequestHead, consumed: Int)? {
+        guard let end = findHeadEnd(bytes) else {
+            if bytes.count > maxHeadLength { throw .tooLong }
+            return nil
+        }
+        if end > maxHeadLength { throw .tooLong }
+        guard let text = String(validating: bytes[..<end], as: UTF8.self) else { throw .malformed("not UTF-8") }
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard !lines.isEmpty else { throw .malformed("no request line") }
+        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].first == "/" else {
+            throw .malformed("bad request line")
+        }
+        let version = String(requestLine[2])
+        guard version.hasPrefix("HTTP/1.") else { throw .malformed("not HTTP/1.x") }
+        var headers: [(String, String)] = []
+        for line in lines where !line.isEmpty {
+            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformed("bad header line") }
+            let name = line[..<colon]
+            guard !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw .malformed("space in a header name") }
+            headers.append((name.lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
+        }
+        return (HTTPRequestHead(method: String(requestLine[0]), target: String(requestLine[1]), version: version,
+                                headers: headers), end + 4)
+    }
+
+    /// The offset of "\r\n\r\n", if present.
+    private static func findHeadEnd(_ bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 4 else { return nil }
+        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
+            return i
+        }
+        return nil
+    }
+}
+
+/// An HTTP response; the server always closes the connection after a non-upgrade response.
+public struct HTTPResponse: Hashable, Sendable {
+    public var status: Int
+    public var reason: String
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, reason: String, headers: [String: String] = [:], body: [UInt8] = []) {
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self.body = body
+    }
+
+    /// A plain-text response (errors say what to do).
+    public static func text(_ status: Int, _ reason: String, _ message: String) -> HTTPResponse {
+        HTTPResponse(status: status, reason: reason, headers: ["Content-Type": "text/plain; charset=utf-8"],
+                     body: Array((message + "\n").utf8))
+    }
+
+    /// The bytes on the wire, with Content-Length and (unless upgrading) Connection: close.
+    public var encoded: [UInt8] {
+        var text = "HTTP/1.1 \(status) \(reason)\r\n"
+        var fields = headers
+        if status != 101 {
+            fields["Content-Length"] = String(body.count)
+            fields["Connection"] = fields["Connection"] ?? "close"
+        }
+        for key in fields.keys.sorted() { text += "\(key): \(fields[key]!)\r\n" }
+        text += "\r\n"
+        return Array(text.utf8) + body
+    }
+}
+
+extension StringProtocol {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return String(s)
+    }
+}
+
+private func percentDecode(_ s: Substring) -> String {
+    var out: [UInt8] = []
+    var bytes = Array(s.utf8)[...]
+    while let b = bytes.popFirst() {
+        if b == UInt8(ascii: "+") { out.append(0x20); continue }
+        if b == UInt8(ascii: "%"), bytes.count >= 2, let h = hexValue(bytes[bytes.startIndex]),
+           let l = hexValue(bytes[bytes.startIndex + 1]) {
+            out.append(h << 4 | l)
+            bytes.removeFirst(2)
+            continue
+        }
+        out.append(b)
+    }
+    return String(decoding: out, as: UTF8.self)
+}
+
+private func hexValue(_ c: UInt8) -> UInt8? {
+    switch c {
+    case 0x30...0x39: return c - 0x30
+    case 0x41...0x46: return c - 0x41 + 10
+    case 0x61...0x66: return c - 0x61 + 10
+    default: return nil
+    }
+}

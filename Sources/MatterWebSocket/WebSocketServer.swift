@@ -1,0 +1,503 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An RFC 6455 WebSocket server over POSIX sockets: one I/O thread polls every listener and
+/// connection (all non-blocking), so no client can stall another. The protocol work is done by
+/// the sans-I/O ``WebSocketHandshake`` and ``WebSocketFrameParser``; this type only moves bytes.
+///
+/// Each connection has a bounded send queue (``WebSocketConnection/send(text:)``); a client that
+/// falls behind is dropped. Pings are answered with pongs. Plain GETs on other paths go to the
+/// delegate (`/`, `/info`, static files).
+public final class WebSocketServer: Sendable {
+    public let configuration: WebSocketServerConfiguration
+    /// The addresses actually bound (ports resolved when 0 was asked for), in configuration order.
+    public let boundAddresses: [ListenAddress]
+    private let listeners: [Listener]
+    private let delegate: any WebSocketServerDelegate
+    private let wakePipe: (read: Int32, write: Int32)
+    private let control = Mutex(Control())
+    private let stopped = Mutex<Bool>(false)
+
+    private struct Listener: Sendable {
+        let fd: Int32
+        let isUnix: Bool
+        let unixPath: String?
+    }
+
+    private struct Control {
+        var stopRequested = false
+        var running = false
+        var finished: [CheckedContinuation<Void, Never>] = []
+        var done = false
+    }
+
+    /// Binds every address (throws if one fails, closing the others). Call ``start()`` to serve.
+    public init(configuration: WebSocketServerConfiguration, delegate: any WebSocketServerDelegate) throws(WebSocketServerError) {
+        self.configuration = configuration
+        self.delegate = delegate
+        var listeners: [Listener] = []
+        var bound: [ListenAddress] = []
+        do throws(WebSocketServerError) {
+            for address in configuration.addresses {
+                switch address {
+                case .tcp(let host, let port):
+                    let (fd, actual) = try Sockets.listenTCP(host: host, port: port)
+                    listeners.append(Listener(fd: fd, isUnix: false, unixPath: nil))
+                    bound.append(.tcp(host: host, port: actual))
+                case .unix(let path):
+                    let fd = try Sockets.listenUnix(path: path)
+                    listeners.append(Listener(fd: fd, isUnix: true, unixPath: path))
+                    bound.append(address)
+                }
+            }
+        } catch {
+            for l in listeners {
+                close(l.fd)
+                if let p = l.unixPath { unlink(p) }
+            }
+            throw error
+        }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else {
+            for l in listeners { close(l.fd) }
+            throw Sockets.failure("wake pipe", "create", errno)
+        }
+        for fd in fds {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        wakePipe = (fds[0], fds[1])
+        self.listeners = listeners
+        self.boundAddresses = bound
+    }
+
+    /// The port of the first TCP address (handy when port 0 was asked for).
+    public var tcpPort: UInt16? {
+        for case .tcp(_, let port) in boundAddresses { return port }
+        return nil
+    }
+
+    /// Starts the I/O thread.
+    public func start() {
+        let startNow = control.withLock { c -> Bool in
+            guard !c.running, !c.done else { return false }
+            c.running = true
+            return true
+        }
+        guard startNow else { return }
+        let thread = Thread { [self] in
+            var loop = EventLoop(server: self)
+            loop.run()
+            self.finish()
+        }
+        thread.name = "matterhub.websocket"
+        thread.start()
+    }
+
+    /// Closes every connection (close code 1001, "server shutting down"), stops listening and
+    /// removes the Unix socket files. Returns when the I/O thread has ended.
+    public func stop() async {
+        let wasRunning = control.withLock { c -> Bool in
+            c.stopRequested = true
+            return c.running && !c.done
+        }
+        if wasRunning {
+            wake()
+            await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+                let already = control.withLock { c -> Bool in
+                    if c.done { return true }
+                    c.finished.append(k)
+                    return false
+                }
+                if already { k.resume() }
+            }
+        }
+        closeListeners()
+    }
+
+    private func finish() {
+        closeListeners()
+        let waiting = control.withLock { c -> [CheckedContinuation<Void, Never>] in
+            c.done = true
+            defer { c.finished = [] }
+            return c.finished
+        }
+        for k in waiting { k.resume() }
+    }
+
+    private func closeListeners() {
+        let first = stopped.withLock { s -> Bool in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        for l in listeners {
+            close(l.fd)
+            if let p = l.unixPath { unlink(p) }
+        }
+        close(wakePipe.read)
+        close(wakePipe.write)
+    }
+
+    fileprivate var stopRequested: Bool { control.withLock { $0.stopRequested } }
+
+    fileprivate func wake() {
+        var one: UInt8 = 1
+        _ = write(wakePipe.write, &one, 1)
+    }
+
+    deinit {
+        closeListeners()
+    }
+
+    // MARK: - The I/O loop (runs on its own thread only)
+
+    private struct EventLoop {
+        let server: WebSocketServer
+        var connections: [Int32: Peer] = [:]
+        var nextID: UInt64 = 1
+        var shuttingDownSince: ContinuousClock.Instant?
+
+        init(server: WebSocketServer) { self.server = server }
+
+        var config: WebSocketServerConfiguration { server.configuration }
+
+        mutating func run() {
+            let wakeFD = server.wakePipe.read
+            while true {
+                if server.stopRequested, shuttingDownSince == nil { beginShutdown() }
+                if let since = shuttingDownSince, connections.isEmpty || ContinuousClock.now - since > .seconds(1) {
+                    for fd in Array(connections.keys) { drop(fd, code: .goingAway, reason: "server shutting down") }
+                    return
+                }
+                var fds: [pollfd] = [pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0)]
+                if shuttingDownSince == nil {
+                    for l in server.listeners { fds.append(pollfd(fd: l.fd, events: Int16(POLLIN), revents: 0)) }
+                }
+                let listenerCount = fds.count - 1
+                let order = Array(connections.keys)
+                for fd in order {
+                    var events = Int16(POLLIN)
+                    if connections[fd]!.wantsWrite { events |= Int16(POLLOUT) }
+                    fds.append(pollfd(fd: fd, events: events, revents: 0))
+                }
+                let n = poll(&fds, nfds_t(fds.count), 200)
+                if n < 0, errno != EINTR { return }
+                if fds[0].revents != 0 { drainWake(wakeFD) }
+                for i in 0..<listenerCount where fds[1 + i].revents & Int16(POLLIN) != 0 {
+                    acceptAll(server.listeners[i])
+                }
+                for (k, fd) in order.enumerated() {
+                    let revents = fds[1 + listenerCount + k].revents
+                    if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readable(fd) }
+                }
+                // Outboxes may have been filled from other threads whatever poll said.
+                for fd in Array(connections.keys) { service(fd) }
+                checkDeadlines()
+            }
+        }
+
+        func drainWake(_ fd: Int32) {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while read(fd, &buffer, buffer.count) > 0 {}
+        }
+
+        mutating func beginShutdown() {
+            shuttingDownSince = .now
+            for (_, peer) in connections {
+                if let c = peer.connection { c.close(.goingAway, reason: "server shutting down") } else { peer.finishAfterWrite = true }
+            }
+        }
+
+        mutating func acceptAll(_ listener: Listener) {
+            while true {
+                let fd = accept(listener.fd, nil, nil)
+                if fd < 0 { return }
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+                var one: Int32 = 1
+                if !listener.isUnix { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
+                if connections.count >= config.maxConnections {
+                    let busy = HTTPResponse.text(503, "Service Unavailable",
+                                                 "This hub already serves \(config.maxConnections) connections; try again later.")
+                    _ = busy.encoded.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    close(fd)
+                    continue
+                }
+                if listener.isUnix, let uid = Sockets.peerUID(fd), uid != geteuid(), uid != 0 {
+                    close(fd)  // owner-only: another user's process may not talk to the hub
+                    continue
+                }
+                let peer = Peer(fd: fd, name: listener.isUnix ? "unix" : Sockets.peerName(fd), isUnix: listener.isUnix,
+                                deadline: .now + config.handshakeTimeout, maxMessageSize: config.maxMessageSize)
+                connections[fd] = peer
+            }
+        }
+
+        mutating func readable(_ fd: Int32) {
+            guard let peer = connections[fd] else { return }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var budget = 4  // reads per poll round, so one busy client cannot starve the others
+            while budget > 0 {
+                budget -= 1
+                let n = recv(fd, &buffer, buffer.count, 0)
+                if n == 0 {
+                    drop(fd, code: nil, reason: "the client closed the connection")
+                    return
+                }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                    drop(fd, code: nil, reason: "read failed: \(Sockets.errorText(errno))")
+                    return
+                }
+                received(peer, buffer[0..<n])
+                guard connections[fd] != nil, !peer.finishAfterWrite else { return }
+            }
+        }
+
+        mutating func received(_ peer: Peer, _ bytes: ArraySlice<UInt8>) {
+            switch peer.phase {
+            case .handshake:
+                peer.handshakeBuffer.append(contentsOf: bytes)
+                let parsed: (head: HTTPRequestHead, consumed: Int)?
+                do {
+                    parsed = try HTTPRequestHead.parse(peer.handshakeBuffer)
+                } catch {
+                    let status = error == .tooLong ? (431, "Request Header Fields Too Large") : (400, "Bad Request")
+                    respond(peer, .text(status.0, status.1, "\(error)"))
+                    return
+                }
+                guard let (head, consumed) = parsed else { return }
+                let leftover = Array(peer.handshakeBuffer[consumed...])
+                peer.handshakeBuffer = []
+                handshake(peer, head, leftover: leftover)
+            case .open:
+                peer.parser.append(bytes)
+                frames(peer)
+            case .closing:
+                peer.parser.append(bytes)
+                // Only the client's close frame matters now.
+                while let event = try? peer.parser.next() {
+                    if case .close = event { drop(peer.fd, code: peer.closeCode, reason: peer.closeReason); return }
+                }
+            case .httpOnly:
+                break
+            }
+        }
+
+        mutating func handshake(_ peer: Peer, _ head: HTTPRequestHead, leftover: [UInt8]) {
+            let tokenNeeded = peer.isUnix ? (config.tokenRequiredOnUnixSocket ? config.token : nil) : config.token
+            switch WebSocketHandshake.evaluate(head, path: config.path, token: tokenNeeded) {
+            case .reject(let response):
+                respond(peer, response)
+            case .plainHTTP:
+                guard head.method == "GET" || head.method == "HEAD" else {
+                    respond(peer, HTTPResponse(status: 405, reason: "Method Not Allowed", headers: ["Allow": "GET, HEAD"]))
+                    return
+                }
+                var response = server.delegate.httpResponse(for: head)
+                    ?? .text(404, "Not Found", "Nothing at \(head.path); the WebSocket API is at \(config.path)")
+                if head.method == "HEAD" {
+                    response.headers["Content-Length"] = String(response.body.count)
+                    response.body = []
+                }
+                respond(peer, response)
+            case .upgrade(let response):
+                let id = nextID
+                nextID += 1
+                let server = self.server
+                let connection = WebSocketConnection(id: id, peer: peer.name, request: head,
+                                                     maxQueuedMessages: config.maxQueuedMessages,
+                                                     maxQueuedBytes: config.maxQueuedBytes, wake: { server.wake() })
+                peer.connection = connection
+                peer.phase = .open
+                peer.deadline = nil
+                peer.writeBuffer = response.encoded
+                peer.writeOffset = 0
+                server.delegate.connectionOpened(connection)
+                if !leftover.isEmpty {
+                    peer.parser.append(leftover)
+                    frames(peer)
+                }
+            }
+        }
+
+        /// A non-upgrade response: write it, then close.
+        func respond(_ peer: Peer, _ response: HTTPResponse) {
+            peer.phase = .httpOnly
+            peer.writeBuffer = response.encoded
+            peer.writeOffset = 0
+            peer.finishAfterWrite = true
+            peer.deadline = .now + config.closeTimeout
+        }
+
+        mutating func frames(_ peer: Peer) {
+            guard let connection = peer.connection else { return }
+            while case .open = peer.phase {
+                let event: WebSocketFrameParser.Event?
+                do {
+                    event = try peer.parser.next()
+                } catch {
+                    startClosing(peer, error.code, error.reason, notify: true)
+                    return
+                }
+                guard let event else { return }
+                switch event {
+                case .text(let payload): server.delegate.connection(connection, received: .text(payload))
+                case .binary(let payload): server.delegate.connection(connection, received: .binary(payload))
+                case .ping(let payload): peer.control.append(WebSocketFrame.encode(.pong, payload))
+                case .pong: break
+                case .close(let code, let reason):
+                    // Echo the close (section 5.5.1) and finish once it is written.
+                    peer.control.append(WebSocketFrame.close(code ?? .normal, reason: ""))
+                    peer.closeCode = code
+                    peer.closeReason = reason.isEmpty ? "the client closed the connection" : reason
+                    peer.finishAfterWrite = true
+                    connection.outbox.withLock { $0.state = .closed }
+                    notifyClosed(peer, code, peer.closeReason)
+                    return
+                }
+            }
+        }
+
+        /// Sends our close frame (after control frames, before anything else queued) and waits
+        /// for the client's.
+        func startClosing(_ peer: Peer, _ code: WebSocketCloseCode, _ reason: String, notify: Bool) {
+            peer.control.append(WebSocketFrame.close(code, reason: reason))
+            peer.phase = .closing
+            peer.closeCode = code
+            peer.closeReason = reason
+            peer.deadline = .now + config.closeTimeout
+            peer.connection?.outbox.withLock { $0.state = .closed }
+            if notify { notifyClosed(peer, code, reason) }
+        }
+
+        func notifyClosed(_ peer: Peer, _ code: WebSocketCloseCode?, _ reason: String) {
+            guard let c = peer.connection, !peer.notified else { return }
+            peer.notified = true
+            server.delegate.connectionClosed(c, code: code, reason: reason)
+        }
+
+        /// Moves queued frames to the socket while it takes them.
+        mutating func service(_ fd: Int32) {
+            guard let peer = connections[fd] else { return }
+            if let c = peer.connection, case .open = peer.phase, c.outbox.withLock({ $0.state == .overflowed }) {
+                drop(fd, code: .policyViolation, reason: "the client read too slowly (send queue full)")
+                return
+            }
+            while true {
+                if peer.writeOffset >= peer.writeBuffer.count {
+                    peer.writeBuffer = []
+                    peer.writeOffset = 0
+                    if !peer.control.isEmpty {
+                        peer.writeBuffer = peer.control.removeFirst()
+                    } else if case .open = peer.phase, let c = peer.connection, let (frame, isClose) = c.outbox.withLock({ $0.pop() }) {
+                        peer.writeBuffer = frame
+                        if isClose {
+                            peer.closeFrameQueuedByApp = true
+                            if let info = c.outbox.withLock({ $0.closeInfo }) {
+                                peer.appCloseCode = info.code
+                                peer.appCloseReason = info.reason
+                            }
+                        }
+                    } else if peer.finishAfterWrite {
+                        drop(fd, code: peer.closeCode, reason: peer.closeReason)
+                        return
+                    } else {
+                        return
+                    }
+                }
+                let n = peer.writeBuffer.withUnsafeBufferPointer { b in
+                    send(fd, b.baseAddress! + peer.writeOffset, b.count - peer.writeOffset, Int32(MSG_NOSIGNAL))
+                }
+                if n < 0 {
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                    drop(fd, code: nil, reason: "write failed: \(Sockets.errorText(errno))")
+                    return
+                }
+                peer.writeOffset += n
+                if peer.writeOffset >= peer.writeBuffer.count, peer.closeFrameQueuedByApp {
+                    // The application's close frame is out: wait for the client's reply.
+                    peer.closeFrameQueuedByApp = false
+                    peer.writeBuffer = []
+                    peer.writeOffset = 0
+                    let (code, reason) = Self.closeFields(of: peer)
+                    peer.phase = .closing
+                    peer.closeCode = code
+                    peer.closeReason = reason
+                    peer.deadline = .now + config.closeTimeout
+                    notifyClosed(peer, code, reason)
+                }
+            }
+        }
+
+        static func closeFields(of peer: Peer) -> (WebSocketCloseCode, String) {
+            (peer.appCloseCode ?? .normal, peer.appCloseReason ?? "closed by the server")
+        }
+
+        mutating func checkDeadlines() {
+            let now = ContinuousClock.now
+            for (fd, peer) in connections {
+                guard let deadline = peer.deadline, now >= deadline else { continue }
+                switch peer.phase {
+                case .handshake: respond(peer, .text(408, "Request Timeout", "The upgrade request did not arrive in time."))
+                default: drop(fd, code: peer.closeCode, reason: peer.closeReason.isEmpty ? "timed out" : peer.closeReason)
+                }
+            }
+        }
+
+        mutating func drop(_ fd: Int32, code: WebSocketCloseCode?, reason: String) {
+            guard let peer = connections.removeValue(forKey: fd) else { return }
+            peer.connection?.outbox.withLock { box in
+                box.state = .closed
+                box.frames = []
+                box.head = 0
+                box.bytes = 0
+            }
+            notifyClosed(peer, code, reason)
+            close(fd)
+        }
+    }
+
+    /// One socket's state, owned by the I/O thread.
+    private final class Peer {
+        enum Phase { case handshake, open, closing, httpOnly }
+        let fd: Int32
+        let name: String
+        let isUnix: Bool
+        var phase = Phase.handshake
+        var handshakeBuffer: [UInt8] = []
+        var parser: WebSocketFrameParser
+        var connection: WebSocketConnection?
+        /// The frame being written and how much of it is out.
+        var writeBuffer: [UInt8] = []
+        var writeOffset = 0
+        /// Pongs and close frames: written before queued messages.
+        var control: [[UInt8]] = []
+        var finishAfterWrite = false
+        var closeFrameQueuedByApp = false
+        var appCloseCode: WebSocketCloseCode?
+        var appCloseReason: String?
+        var closeCode: WebSocketCloseCode?
+        var closeReason = ""
+        var notified = false
+        var deadline: ContinuousClock.Instant?
+
+        init(fd: Int32, name: String, isUnix: Bool, deadline: ContinuousClock.Instant, maxMessageSize: Int) {
+            self.fd = fd
+            self.name = name
+            self.isUnix = isUnix
+            self.deadline = deadline
+            self.parser = WebSocketFrameParser(maxMessageSize: maxMessageSize)
+        }
+
+        var wantsWrite: Bool {
+            if writeOffset < writeBuffer.count || !control.isEmpty || finishAfterWrite { return true }
+            if case .open = phase, let c = connection { return c.outbox.withLock { $0.count > 0 || $0.state == .overflowed } }
+            return false
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import MatterServerAPI
+import Testing
+
+@Suite struct ServerCommandTests {
+    func decode(_ text: String) throws -> ServerCommand {
+        let message = try CommandMessage.parse(Array(text.utf8))
+        return try ServerCommand.decode(message)
+    }
+
+    func error(_ text: String) -> APIError? {
+        do {
+            _ = try decode(text)
+            return nil
+        } catch let e as APIError {
+            return e
+        } catch {
+            return nil
+        }
+    }
+
+    @Test func deviceCommandAsTheClientSendsIt() throws {
+        // The 8.1.2 client's frame for Clusters.LevelControl.Commands.MoveToLevelWithOnOff(level=128).
+        let text = """
+        {
+          "message_id": "c9648fd9e9bd4f1ba5ffd809b9377a39",
+          "command": "device_command",
+          "args": {
+            "node_id": 30, "endpoint_id": 1, "cluster_id": 8, "command_name": "MoveToLevelWithOnOff",
+            "payload": {"level": 128, "transitionTime": null, "optionsMask": 0, "optionsOverride": 0},
+            "response_type": null, "timed_request_timeout_ms": null, "interaction_timeout_ms": null
+          }
+        }
+        """
+        guard case .deviceCommand(let a) = try decode(text) else { Issue.record("not device_command"); return }
+        #expect(a.nodeID == 30 && a.endpointID == 1 && a.clusterID == 8 && a.commandName == "MoveToLevelWithOnOff")
+        #expect(a.payload["level"] == .int(128))
+        #expect(a.timedRequestTimeoutMs == nil)
+    }
+
+    @Test func defaultsAreFilledIn() throws {
+        #expect(try decode(#"{"message_id":"1","command":"start_listening","args":null}"#) == .startListening)
+        #expect(try decode(#"{"message_id":"1","command":"start_listening"}"#) == .startListening)
+        #expect(try decode(#"{"message_id":"1","command":"open_commissioning_window","args":{"node_id":5}}"#)
+            == .openCommissioningWindow(nodeID: 5, timeout: 300, iteration: 1000, option: 1, discriminator: nil))
+        #expect(try decode(#"{"message_id":"1","command":"commission_with_code","args":{"code":"MT:Y.K9042C00KA0648G00"}}"#)
+            == .commissionWithCode(code: "MT:Y.K9042C00KA0648G00", networkOnly: false))
+        #expect(try decode(#"{"message_id":"1","command":"ping_node","args":{"node_id":5}}"#) == .pingNode(nodeID: 5, attempts: 1))
+        #expect(try decode(#"{"message_id":"1","command":"get_nodes","args":{}}"#) == .getNodes(onlyAvailable: false))
+        // Unknown arguments are ignored.
+        #expect(try decode(#"{"message_id":"1","command":"interview_node","args":{"node_id":5,"extra":[1]}}"#)
+            == .interviewNode(nodeID: 5))
+    }
+
+    @Test func fabricLabelIsCutTo32Characters() throws {
+        let long = String(repeating: "x", count: 40)
+        #expect(try decode(#"{"message_id":"1","command":"set_default_fabric_label","args":{"label":"\#(long)"}}"#)
+            == .setDefaultFabricLabel(label: String(repeating: "x", count: 32)))
+        #expect(try decode(#"{"message_id":"1","command":"set_default_fabric_label","args":{"label":null}}"#)
+            == .setDefaultFabricLabel(label: nil))
+    }
+
+    @Test func nodeIDsUpTo64Bits() throws {
+        #expect(try decode(#"{"message_id":"1","command":"get_node","args":{"node_id":18446744073709551615}}"#)
+            == .getNode(nodeID: UInt64.max))
+    }
+
+    @Test func readAttributePaths() throws {
+        #expect(try decode(#"{"message_id":"1","command":"read_attribute","args":{"node_id":1,"attribute_path":["1/6/0","0/*/1"]}}"#)
+            == .readAttribute(nodeID: 1, paths: [AttributePathPattern(endpoint: 1, cluster: 6, attribute: 0),
+                                                 AttributePathPattern(endpoint: 0, cluster: nil, attribute: 1)],
+                              fabricFiltered: false))
+        #expect(error(#"{"message_id":"1","command":"read_attribute","args":{"node_id":1,"attribute_path":"1/6"}}"#)?.code
+            == .invalidArguments)
+        #expect(error(#"{"message_id":"1","command":"write_attribute","args":{"node_id":1,"attribute_path":"*/6/0","value":1}}"#)?.code
+            == .invalidArguments)
+    }
+
+    @Test func unknownCommandIsError9() {
+        let e = error(#"{"message_id":"1","command":"no_such_command","args":{}}"#)
+        #expect(e == APIError(.invalidCommand, "Invalid command: no_such_command"))
+    }
+
+    static let badArguments: [String] = [
+        #"{"message_id":"1","command":"get_node","args":{}}"#,                          // missing
+        #"{"message_id":"1","command":"get_node","args":{"node_id":null}}"#,            // null for required
+        #"{"message_id":"1","command":"get_node","args":{"node_id":"30"}}"#,            // string for int
+        #"{"message_id":"1","command":"get_node","args":{"node_id":30.0}}"#,            // float for int
+        #"{"message_id":"1","command":"get_node","args":{"node_id":-1}}"#,              // negative node id
+        #"{"message_id":"1","command":"get_node","args":{"node_id":1e30}}"#,                // exponent for int
+        #"{"message_id":"1","command":"commission_with_code","args":{"code":"x","network_only":1}}"#,  // int for bool
+        #"{"message_id":"1","command":"device_command","args":{"node_id":1,"endpoint_id":70000,"cluster_id":6,"command_name":"On"}}"#,
+        #"{"message_id":"1","command":"device_command","args":{"node_id":1,"endpoint_id":1,"cluster_id":6,"command_name":"On","payload":[]}}"#,
+        #"{"message_id":"1","command":"get_vendor_names","args":{"filter_vendors":[1,"x"]}}"#,
+        #"{"message_id":"1","command":"update_node","args":{"node_id":1,"software_version":true}}"#,
+        #"{"message_id":"1","command":"get_nodes","args":[1]}"#,
+    ]
+
+    @Test(arguments: badArguments)
+    func badArgumentsAreError8(_ text: String) throws {
+        do {
+            let message = try CommandMessage.parse(Array(text.utf8))
+            _ = try ServerCommand.decode(message)
+            Issue.record("accepted \(text)")
+        } catch let e as APIError {
+            #expect(e.code == .invalidArguments)
+            #expect(!e.details.isEmpty)
+        } catch let e as CommandMessage.ParseError {
+            guard case .invalid(let id, let apiError) = e else { Issue.record("\(e)"); return }
+            #expect(id == "1" && apiError.code == .invalidArguments)
+        }
+    }
+
+    @Test func envelopeErrors() {
+        #expect(throws: CommandMessage.ParseError.self) { try CommandMessage.parse(Array("not json".utf8)) }
+        #expect(throws: CommandMessage.ParseError.notACommand("the message is array, not an object")) {
+            try CommandMessage.parse(Array("[1]".utf8))
+        }
+        #expect(throws: CommandMessage.ParseError.notACommand("'message_id' is missing or not a string")) {
+            try CommandMessage.parse(Array(#"{"message_id":5,"command":"x"}"#.utf8))
+        }
+    }
+
+    @Test func everyNameDecodes() throws {
+        // Each command name is known (never error 9) and its required arguments are checked.
+        for name in CommandName.allCases {
+            do {
+                _ = try ServerCommand.decode(CommandMessage(messageID: "1", command: name.rawValue, args: .object(JSONObject())))
+            } catch {
+                #expect(error.code == .invalidArguments, "\(name)")
+            }
+        }
+    }
+
+    @Test func errorCodesAreTheClientsTable() {
+        #expect(ErrorCode.allCases.map(\.rawValue) == Array(0...11))
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import MatterWebSocket
+import Synchronization
+import Testing
+import TestSupport
+
+/// Echoes text back, serves GET / and records closes.
+final class EchoDelegate: WebSocketServerDelegate {
+    let closes = Mutex<[(UInt64, WebSocketCloseCode?, String)]>([])
+    let opened = Mutex<[WebSocketConnection]>([])
+
+    func httpResponse(for request: HTTPRequestHead) -> HTTPResponse? {
+        request.path == "/" ? .text(200, "OK", "hello") : nil
+    }
+    func connectionOpened(_ connection: WebSocketConnection) { opened.withLock { $0.append(connection) } }
+    func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        if case .text(let t) = message { connection.send(text: t) }
+    }
+    func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        closes.withLock { $0.append((connection.id, code, reason)) }
+    }
+}
+
+@Suite(.serialized) struct WebSocketServerTests {
+    func withServer(_ config: WebSocketServerConfiguration = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)]),
+                    _ body: (WebSocketServer, EchoDelegate) async throws -> Void) async throws {
+        let delegate = EchoDelegate()
+        let server = try WebSocketServer(configuration: config, delegate: delegate)
+        server.start()
+        do {
+            try await body(server, delegate)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func echoPingFragmentsAndClose() async throws {
+        try await withServer { server, _ in
+            let c = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await c.upgrade() == 101)
+            #expect(c.responseHead.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo="))
+            try await c.sendText("hi")
+            #expect(try await c.nextText() == "hi")
+            try await c.send(.ping, [7, 7])
+            #expect(try await c.next() == .pong([7, 7]))
+            try await c.send(.text, Array("He".utf8), fin: false)
+            try await c.send(.ping, [1])
+            try await c.send(.continuation, Array("llo".utf8))
+            #expect(try await c.next() == .pong([1]))
+            #expect(try await c.nextText() == "Hello")
+            try await c.sendRaw(WebSocketFrame.close(.normal, reason: "done", maskingKey: [1, 2, 3, 4]))
+            let close = try await c.waitForClose()
+            #expect(close?.code == .normal)
+        }
+    }
+
+    @Test func oversizedMessageClosesWith1009() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxMessageSize = 1000
+        try await withServer(config) { server, delegate in
+            let c = try WebSocketTestClient(port: server.tcpPort!)
+            try await c.upgrade()
+            try await c.send(.text, [UInt8](repeating: 0x61, count: 1001))
+            let close = try await c.waitForClose()
+            #expect(close?.code == .messageTooBig)
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(delegate.closes.withLock { $0.first?.1 } == .messageTooBig)
+        }
+    }
+
+    @Test func tokenRequired() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.token = "t0ken"
+        try await withServer(config) { server, _ in
+            let denied = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await denied.upgrade() == 401)
+            let wrong = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await wrong.upgrade(target: "/ws?token=nope") == 401)
+            let allowed = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await allowed.upgrade(target: "/ws?token=t0ken") == 101)
+            try await allowed.sendText("ok")
+            #expect(try await allowed.nextText() == "ok")
+        }
+    }
+
+    @Test func plainHTTP() async throws {
+        try await withServer { server, _ in
+            let root = try WebSocketTestClient(port: server.tcpPort!)
+            try await root.sendRaw(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            #expect(try await root.readResponseHead() == 200)
+            #expect(String(decoding: try await root.readToEnd(), as: UTF8.self) == "hello\n")
+            let missing = try WebSocketTestClient(port: server.tcpPort!)
+            try await missing.sendRaw(Array("GET /nothing HTTP/1.1\r\n\r\n".utf8))
+            #expect(try await missing.readResponseHead() == 404)
+            let garbage = try WebSocketTestClient(port: server.tcpPort!)
+            try await garbage.sendRaw(Array("\u{1}\u{2}garbage\r\n\r\n".utf8))
+            #expect(try await garbage.readResponseHead() == 400)
+        }
+    }
+
+    @Test func unixSocketIsOwnerOnly() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("mh-ws-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("hub.sock").path
+        var config = WebSocketServerConfiguration(addresses: [.unix(path: path)])
+        config.token = "secret"  // not needed on the owner-only socket
+        try await withServer(config) { _, _ in
+            let attrs = try FileManager.default.attributesOfItem(atPath: path)
+            #expect((attrs[.posixPermissions] as? Int) == 0o600)
+            let c = try WebSocketTestClient(unixPath: path)
+            #expect(try await c.upgrade() == 101)
+            try await c.sendText("unix")
+            #expect(try await c.nextText() == "unix")
+            // A second server on the same live socket is refused.
+            #expect(throws: WebSocketServerError.self) {
+                try WebSocketServer(configuration: WebSocketServerConfiguration(addresses: [.unix(path: path)]), delegate: EchoDelegate())
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test func connectionLimit() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxConnections = 2
+        try await withServer(config) { server, _ in
+            let a = try WebSocketTestClient(port: server.tcpPort!)
+            try await a.upgrade()
+            let b = try WebSocketTestClient(port: server.tcpPort!)
+            try await b.upgrade()
+            let c = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await c.readResponseHead() == 503)
+            try await a.sendText("still here")
+            #expect(try await a.nextText() == "still here")
+        }
+    }
+
+    @Test func slowClientIsDroppedOthersUnaffected() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxQueuedMessages = 8
+        try await withServer(config) { server, delegate in
+            let slow = try WebSocketTestClient(port: server.tcpPort!)
+            try await slow.upgrade()
+            let fast = try WebSocketTestClient(port: server.tcpPort!)
+            try await fast.upgrade()
+            try await Task.sleep(for: .milliseconds(100))
+            let connections = delegate.opened.withLock { $0 }
+            let slowConnection = try #require(connections.first)
+            // The slow client never reads: a few MB fill the socket buffers, then the queue.
+            let big = [UInt8](repeating: 0x61, count: 512 << 10)
+            var accepted = 0
+            for _ in 0..<200 where slowConnection.send(text: big) { accepted += 1 }
+            #expect(accepted < 200)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(delegate.closes.withLock { $0.contains { $0.0 == slowConnection.id && $0.1 == .policyViolation } })
+            try await fast.sendText("unaffected")
+            #expect(try await fast.nextText() == "unaffected")
+        }
+    }
+}
