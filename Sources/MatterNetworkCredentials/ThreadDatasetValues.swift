@@ -17,6 +17,9 @@ public struct ThreadTimestamp: Sendable, Hashable {
         self.isAuthoritative = isAuthoritative
     }
 
+    /// From the 8-byte big-endian wire value (as a border agent's `at` TXT key carries it).
+    public init(wireValue: UInt64) { self.init(wire: wireValue) }
+
     init(wire: UInt64) {
         seconds = wire >> 16
         ticks = UInt16(wire >> 1 & 0x7FFF)

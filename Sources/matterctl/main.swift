@@ -18,6 +18,8 @@ enum Matterctl {
         CertCommand.self,
         AttestationCommand.self,
         VirtualDeviceCommand.self,
+        ThreadCommand.self,
+        WiFiCommand.self,
     ]
 }
 
