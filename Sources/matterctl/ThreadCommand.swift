@@ -172,7 +172,7 @@ struct ThreadCommand: ParsableCommand {
             arguments: [.init("dataset", help: "its extended PAN ID (hex) or network name")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            try await ThreadCommand.change(args) { try $0.removeThreadDataset(args.positional[0]) }
+            try await ThreadCommand.change(args) { store throws(StoreError) in try store.removeThreadDataset(args.positional[0]) }
             Output.out("Removed \(args.positional[0])")
             return 0
         }
@@ -186,7 +186,7 @@ struct ThreadCommand: ParsableCommand {
             arguments: [.init("dataset", help: "its extended PAN ID (hex) or network name")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            try await ThreadCommand.change(args) { try $0.preferThreadDataset(args.positional[0]) }
+            try await ThreadCommand.change(args) { store throws(StoreError) in try store.preferThreadDataset(args.positional[0]) }
             Output.out("Preferred \(args.positional[0])")
             return 0
         }
@@ -227,7 +227,7 @@ struct ThreadCommand: ParsableCommand {
         }
         text = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if text.lowercased().hasPrefix("hex:") { text = String(text.dropFirst(4)) }
-        guard let bytes = text.isEmpty ? [] : CertCommand.hex(text) else {
+        guard let bytes = text.isEmpty ? [] : CertificateInput.hex(text) else {
             throw CommandFailure("the dataset is not hex (expected the TLVs as 'ot-ctl dataset active -x' prints them)")
         }
         do throws(ThreadDatasetError) { return try ThreadDataset(tlvs: bytes) } catch {

@@ -130,7 +130,7 @@ public final class NetworkCredentialStore: Sendable {
         let path = wifiPath
         return try withLock(create: false) { () throws(StoreError) -> WiFiCredentials? in
             guard let bytes = try Self.readIfPresent(path) else { return nil }
-            guard let f = try? JSONDecoder().decode(WiFiFile.self, from: Data(bytes)),
+            guard let f = try? Self.decoder.decode(WiFiFile.self, from: Data(bytes)),
                   let ssid = Self.unhex(f.ssid), let pass = Self.unhex(f.passphrase) else {
                 throw .corruptNetworkCredentials(path: path, why: "not the JSON MatterHub writes")
             }
@@ -195,12 +195,16 @@ public final class NetworkCredentialStore: Sendable {
         return e
     }
 
+    private static var decoder: JSONDecoder {
+        let d = JSONDecoder()
+        d.dateDecodingStrategy = .iso8601
+        return d
+    }
+
     private func loadThread() throws(StoreError) -> ThreadFile {
         let path = threadDatasetsPath
         guard let bytes = try Self.readIfPresent(path) else { return ThreadFile(path: path) }
-        let d = JSONDecoder()
-        d.dateDecodingStrategy = .iso8601
-        guard var file = try? d.decode(ThreadFile.self, from: Data(bytes)), file.version == 1 else {
+        guard var file = try? Self.decoder.decode(ThreadFile.self, from: Data(bytes)), file.version == 1 else {
             throw .corruptNetworkCredentials(path: path, why: "not the JSON MatterHub writes (version 1)")
         }
         file.path = path
