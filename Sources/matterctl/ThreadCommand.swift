@@ -114,15 +114,9 @@ struct ThreadCommand: ParsableCommand {
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
             let dataset = try ThreadCommand.readDataset(args.positional.first)
-            let hub = try ThreadCommand.hub(args)
-            let addition: ThreadDatasetAddition
-            do throws(StoreError) {
-                addition = try hub.networkCredentials.addThreadDataset(dataset, prefer: args.flag("--prefer"))
-            } catch {
-                await hub.shutdown()
-                throw CommandFailure(error.description)
+            let addition = try await ThreadCommand.withHub(args) { hub in
+                try hub.networkCredentials.addThreadDataset(dataset, prefer: args.flag("--prefer"))
             }
-            await hub.shutdown()
             let s = addition.dataset
             if args.flag("--json") {
                 Output.out(JSON.object(ThreadCommand.summary(s) + [("replaced", .bool(addition.replaced))]).text)
@@ -142,13 +136,7 @@ struct ThreadCommand: ParsableCommand {
             options: [.flag("--json", help: "one JSON object on stdout")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            let hub = try ThreadCommand.hub(args)
-            let all: [StoredThreadDataset]
-            do throws(StoreError) { all = try hub.networkCredentials.threadDatasets() } catch {
-                await hub.shutdown()
-                throw CommandFailure(error.description)
-            }
-            await hub.shutdown()
+            let all = try await ThreadCommand.withHub(args) { hub in try hub.networkCredentials.threadDatasets() }
             if args.flag("--json") {
                 Output.out(JSON.object([("datasets", .array(all.map { .object(ThreadCommand.summary($0)) }))]).text)
                 return 0
@@ -172,7 +160,7 @@ struct ThreadCommand: ParsableCommand {
             arguments: [.init("dataset", help: "its extended PAN ID (hex) or network name")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            try await ThreadCommand.change(args) { store throws(StoreError) in try store.removeThreadDataset(args.positional[0]) }
+            try await ThreadCommand.withHub(args) { hub in try hub.networkCredentials.removeThreadDataset(args.positional[0]) }
             Output.out("Removed \(args.positional[0])")
             return 0
         }
@@ -186,7 +174,7 @@ struct ThreadCommand: ParsableCommand {
             arguments: [.init("dataset", help: "its extended PAN ID (hex) or network name")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            try await ThreadCommand.change(args) { store throws(StoreError) in try store.preferThreadDataset(args.positional[0]) }
+            try await ThreadCommand.withHub(args) { hub in try hub.networkCredentials.preferThreadDataset(args.positional[0]) }
             Output.out("Preferred \(args.positional[0])")
             return 0
         }
@@ -199,13 +187,21 @@ struct ThreadCommand: ParsableCommand {
         do throws(HomeError) { return try Hub(stateDirectory: args.stateDirectory) } catch { throw CommandFailure(error.description) }
     }
 
-    static func change(_ args: ParsedArguments, _ body: (NetworkCredentialStore) throws(StoreError) -> Void) async throws {
+    /// Runs `body` on the hub and shuts the hub down; store and hub errors become failures (exit 1).
+    static func withHub<T: Sendable>(_ args: ParsedArguments, _ body: (Hub) async throws -> T) async throws -> T {
         let hub = try hub(args)
-        do throws(StoreError) { try body(hub.networkCredentials) } catch {
+        do {
+            let result = try await body(hub)
             await hub.shutdown()
-            throw CommandFailure("\(error.description). \(error.recoverySuggestion)")
+            return result
+        } catch {
+            await hub.shutdown()
+            switch error {
+            case let e as StoreError: throw CommandFailure("\(e.description). \(e.recoverySuggestion)")
+            case let e as HomeError: throw CommandFailure(e.description)
+            default: throw error
+            }
         }
-        await hub.shutdown()
     }
 
     static func summary(_ s: StoredThreadDataset) -> [(String, JSON)] {

@@ -49,12 +49,7 @@ struct WiFiCommand: ParsableCommand {
                 throw CommandFailure(error.description)
             }
             for i in passphrase.indices { passphrase[i] = 0 }
-            let hub = try ThreadCommand.hub(args)
-            do throws(HomeError) { try await hub.setWiFiCredentials(credentials) } catch {
-                await hub.shutdown()
-                throw CommandFailure(error.description)
-            }
-            await hub.shutdown()
+            try await ThreadCommand.withHub(args) { hub in try await hub.setWiFiCredentials(credentials) }
             Output.out("Stored the Wi-Fi credentials for \(args.positional[0])")
             return 0
         }
@@ -86,13 +81,7 @@ struct WiFiCommand: ParsableCommand {
             options: [.flag("--json", help: "one JSON object on stdout")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            let hub = try ThreadCommand.hub(args)
-            let stored: WiFiCredentials?
-            do throws(HomeError) { stored = try await hub.wifiCredentials() } catch {
-                await hub.shutdown()
-                throw CommandFailure(error.description)
-            }
-            await hub.shutdown()
+            let stored = try await ThreadCommand.withHub(args) { hub in try await hub.wifiCredentials() }
             let ssid = stored.map { $0.ssidText ?? "hex:" + $0.ssid.hexString }
             if args.flag("--json") {
                 Output.out(JSON.object([("ssid", JSON.from(ssid)), ("open", stored.map { .bool($0.passphrase.count == 0) } ?? .null)]).text)
