@@ -20,6 +20,7 @@ enum Matterctl {
         VirtualDeviceCommand.self,
         ThreadCommand.self,
         WiFiCommand.self,
+        DoctorCommand.self,
     ]
 }
 

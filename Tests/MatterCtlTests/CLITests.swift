@@ -63,6 +63,7 @@ import TestSupport
         "rooms list": Case(arguments: [], usesHubState: true, status: 0),
         "share": Case(arguments: ["0x1"], usesHubState: true, status: 1),
         "unpair": Case(arguments: ["0x1"], usesHubState: true, status: 1),
+        "doctor": Case(arguments: ["--timeout", "0.2"], usesHubState: false, status: -1),
         "thread border-routers": Case(arguments: ["--timeout", "0.2"], usesHubState: false, status: -1),
         "thread dataset generate": Case(arguments: [], usesHubState: false, status: 0),
         "thread dataset parse": Case(arguments: [ThreadCommandTests.openThread5938], usesHubState: false, status: 0),
