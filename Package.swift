@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
         .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
+        .library(name: "MatterNetworkCredentials", targets: ["MatterNetworkCredentials"]),
     ],
     targets: [
         // C shims: every line of C and every module map lives under CShims/.
@@ -46,6 +47,8 @@ let package = Package(
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        // Thread operational datasets and Wi-Fi credentials (a codec; MatterCrypto for SecretBytes).
+        .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
@@ -57,6 +60,7 @@ let package = Package(
         // The public Home API and the hub's persistent store (SQLite + key files).
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterMessaging",
+                                                   "MatterNetworkCredentials",
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
@@ -78,7 +82,7 @@ let package = Package(
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
-                                         "MatterVirtualDevice"],
+                                         "MatterVirtualDevice", "MatterNetworkCredentials", "MatterCrypto"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -97,6 +101,8 @@ let package = Package(
                           path: "Fuzz/DERCertificateFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-attestation", dependencies: ["MatterCertificates", "FuzzSupport"],
                           path: "Fuzz/AttestationFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-thread-dataset", dependencies: ["MatterNetworkCredentials", "FuzzSupport"],
+                          path: "Fuzz/ThreadDatasetFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-dnssd", dependencies: ["MatterDiscovery", "FuzzSupport"],
                           path: "Fuzz/DNSSDFuzz", swiftSettings: strict),
 
@@ -156,6 +162,8 @@ let package = Package(
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
                                    "MatterWebSocket", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterNetworkCredentialsTests",
+                    dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],

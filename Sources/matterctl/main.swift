@@ -18,6 +18,9 @@ enum Matterctl {
         CertCommand.self,
         AttestationCommand.self,
         VirtualDeviceCommand.self,
+        ThreadCommand.self,
+        WiFiCommand.self,
+        DoctorCommand.self,
     ]
 }
 

@@ -63,6 +63,16 @@ import TestSupport
         "rooms list": Case(arguments: [], usesHubState: true, status: 0),
         "share": Case(arguments: ["0x1"], usesHubState: true, status: 1),
         "unpair": Case(arguments: ["0x1"], usesHubState: true, status: 1),
+        "doctor": Case(arguments: ["--timeout", "0.2"], usesHubState: false, status: -1),
+        "thread border-routers": Case(arguments: ["--timeout", "0.2"], usesHubState: false, status: -1),
+        "thread dataset generate": Case(arguments: [], usesHubState: false, status: 0),
+        "thread dataset parse": Case(arguments: [ThreadCommandTests.openThread5938], usesHubState: false, status: 0),
+        "thread datasets add": Case(arguments: [ThreadCommandTests.openThread5938], usesHubState: true, status: 0),
+        "thread datasets list": Case(arguments: [], usesHubState: true, status: 0),
+        "thread datasets prefer": Case(arguments: ["NoSuchNetwork"], usesHubState: true, status: 1),
+        "thread datasets remove": Case(arguments: ["NoSuchNetwork"], usesHubState: true, status: 1),
+        "wifi set": Case(arguments: ["HomeNet", "--open"], usesHubState: true, status: 0),
+        "wifi show": Case(arguments: [], usesHubState: true, status: 0),
         // Its own --state is the device's; the global one must not reach it. An invalid
         // passcode ends it before any socket opens.
         "virtual-device": Case(arguments: ["--passcode", "11111111", "--port", "0"], usesHubState: false, status: 1),

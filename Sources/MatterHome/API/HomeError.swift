@@ -14,6 +14,8 @@ public struct HomeError: Error, Sendable, CustomStringConvertible {
         case roomNotFound
         case deviceUnreachable
         case deviceRefused
+        /// A Thread dataset or Wi-Fi credentials that are malformed or cannot be stored.
+        case invalidNetworkCredentials
     }
 
     public let code: Code

@@ -36,6 +36,11 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case corruptFabric(String)
     /// Creating the fabric's certificates failed.
     case fabricCreation(String)
+    /// A Thread dataset or Wi-Fi credentials that cannot be stored (the defect is named; never
+    /// the secret itself).
+    case invalidNetworkCredentials(String)
+    /// A network credentials file under `<state>/network` that MatterHub cannot read back.
+    case corruptNetworkCredentials(path: String, why: String)
 
     /// A short, stable identifier for scripts and logs.
     public var code: String {
@@ -55,6 +60,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lastStructure: return "last_structure"
         case .corruptFabric: return "corrupt_fabric"
         case .fabricCreation: return "fabric_creation"
+        case .invalidNetworkCredentials: return "invalid_network_credentials"
+        case .corruptNetworkCredentials: return "corrupt_network_credentials"
         }
     }
 
@@ -79,6 +86,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lastStructure: return "store: the last structure cannot be removed"
         case .corruptFabric(let why): return "store: the stored fabric is unusable: \(why)"
         case .fabricCreation(let why): return "store: creating the fabric failed: \(why)"
+        case .invalidNetworkCredentials(let why): return "store: cannot store the network credentials: \(why)"
+        case .corruptNetworkCredentials(let path, let why): return "store: \(path) is unusable: \(why)"
         }
     }
 
@@ -108,6 +117,9 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corruptFabric:
             return "Restore the state directory (database and keys/) from a backup; without the root key the hub cannot administer its devices."
         case .fabricCreation: return "Retry; if it persists, report a bug."
+        case .invalidNetworkCredentials: return "Fix what the message names and retry."
+        case .corruptNetworkCredentials:
+            return "Move the file away and add the Thread datasets or Wi-Fi credentials again (from the border router or your router)."
         }
     }
 }

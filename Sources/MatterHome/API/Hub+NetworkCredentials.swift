@@ -1,0 +1,51 @@
+import Foundation
+public import MatterNetworkCredentials
+
+/// The network credentials the hub hands to Thread and Wi-Fi devices during commissioning: the
+/// preferred Thread operational dataset and the home's Wi-Fi credentials, kept owner-only in
+/// `<state>/network` (see `NetworkCredentialStore`). The WebSocket API's `set_thread_dataset`
+/// and `set_wifi_credentials` call `setThreadDataset` and `setWiFiCredentials`.
+extension Hub {
+    /// The store of the hub's network credentials.
+    public nonisolated var networkCredentials: NetworkCredentialStore { NetworkCredentialStore(stateDirectory: stateDirectory) }
+
+    /// Stores `dataset` and makes it the preferred one (what `set_thread_dataset` does).
+    @discardableResult
+    public func setThreadDataset(_ dataset: ThreadDataset) throws(HomeError) -> StoredThreadDataset {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.addThreadDataset(dataset, prefer: true).dataset }
+    }
+
+    /// Decodes `tlvs` (the dataset as TLV bytes) and stores it as the preferred one.
+    @discardableResult
+    public func setThreadDataset(tlvs: [UInt8]) throws(HomeError) -> StoredThreadDataset {
+        let dataset: ThreadDataset
+        do throws(ThreadDatasetError) { dataset = try ThreadDataset(tlvs: tlvs) } catch {
+            throw HomeError(.invalidNetworkCredentials, "the Thread dataset is malformed: \(error.message)")
+        }
+        return try setThreadDataset(dataset)
+    }
+
+    /// The dataset Thread devices are commissioned with, or nil when none is stored.
+    public func preferredThreadDataset() throws(HomeError) -> ThreadDataset? {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.preferredThreadDataset()?.dataset }
+    }
+
+    /// Stores the home's Wi-Fi credentials (what `set_wifi_credentials` does).
+    public func setWiFiCredentials(_ credentials: WiFiCredentials) throws(HomeError) {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.setWiFiCredentials(credentials) }
+    }
+
+    /// The home's Wi-Fi credentials, or nil when none are stored.
+    public func wifiCredentials() throws(HomeError) -> WiFiCredentials? {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.wifiCredentials() }
+    }
+
+    private static func mapping<T>(_ body: () throws(StoreError) -> T) throws(HomeError) -> T {
+        do { return try body() } catch {
+            switch error {
+            case .invalidNetworkCredentials: throw HomeError(.invalidNetworkCredentials, error.description)
+            default: throw HomeError(.storeNotWritable, "\(error.description). \(error.recoverySuggestion)")
+            }
+        }
+    }
+}
