@@ -70,7 +70,8 @@ let package = Package(
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
-                               "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV"],
+                               "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
+                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload"],
                 swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
@@ -82,7 +83,7 @@ let package = Package(
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
-                                         "MatterVirtualDevice", "MatterNetworkCredentials", "MatterCrypto"],
+                                         "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.

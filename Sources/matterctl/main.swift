@@ -18,6 +18,7 @@ enum Matterctl {
         CertCommand.self,
         AttestationCommand.self,
         VirtualDeviceCommand.self,
+        HubCommand.self,
         ThreadCommand.self,
         WiFiCommand.self,
         DoctorCommand.self,

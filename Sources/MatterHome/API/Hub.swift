@@ -17,7 +17,7 @@ public actor Hub {
     private var fabricCache: HubFabric?
     private var caseSessions: [UInt64: SessionHandle] = [:]
     private var resumption: [UInt64: CASEResumptionRecord] = [:]
-    let discovery: MatterDiscovery
+    package nonisolated let discovery: MatterDiscovery
 
     public init(stateDirectory: String, discovery: MatterDiscovery = MatterDiscovery()) throws(HomeError) {
         self.stateDirectory = stateDirectory

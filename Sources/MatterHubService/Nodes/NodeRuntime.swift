@@ -83,6 +83,25 @@ public actor NodeRuntime {
     public func attributes(of nodeID: NodeID) -> [ConcreteAttributePath: TLVElement] { nodes[nodeID]?.cache ?? [:] }
     public var nodeIDs: [NodeID] { Array(nodes.keys) }
 
+    /// Values read outside the subscription (read_attribute, an interview, a write): cached,
+    /// persisted and announced like a report.
+    public func merge(_ values: [ConcreteAttributePath: TLVElement], into nodeID: NodeID) {
+        guard nodes[nodeID] != nil else { return }
+        apply(AssembledReport(subscriptionID: nil, attributes: values.map { path, value in
+            AttributeReport(path: path.ib, dataVersion: nil, outcome: .value(value))
+        }, events: []), to: nodeID)
+    }
+
+    /// Waits (bounded) until `nodeID` is available; false when it was not within `timeout`.
+    public func waitUntilAvailable(_ nodeID: NodeID, timeout: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if isAvailable(nodeID) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return isAvailable(nodeID)
+    }
+
     /// The device announced itself (e.g. `_matter._tcp` after a reboot): reconnect now if waiting.
     public func deviceAnnounced(_ nodeID: NodeID) { handle(nodeID, .deviceAnnounced) }
 

@@ -32,6 +32,12 @@ public struct AssembledReport: Hashable, Sendable {
     public var subscriptionID: UInt32?
     public var attributes: [AttributeReport]
     public var events: [EventReportIB]
+
+    public init(subscriptionID: UInt32?, attributes: [AttributeReport], events: [EventReportIB]) {
+        self.subscriptionID = subscriptionID
+        self.attributes = attributes
+        self.events = events
+    }
 }
 
 /// Client side of chunked reports (Matter Core 8.4.3.2): collects ReportData chunks, merges

@@ -1,0 +1,295 @@
+import Foundation
+import MatterCertificates
+import MatterCrypto
+import MatterDiscovery
+import MatterHome
+import MatterInteraction
+import MatterMessaging
+import MatterNetworkCredentials
+import MatterServerAPI
+import MatterSetupPayload
+import MatterTLV
+import Synchronization
+
+/// The commands of the Matter Server API (ws-api.md section 3), each bounded in time.
+extension HubService {
+    public func handle(_ command: ServerCommand) async throws(APIError) -> JSONValue {
+        switch command {
+        case .startListening, .serverInfo:
+            return serverInfo().json
+        case .getNodes(let onlyAvailable):
+            return .array(await nodes().filter { !onlyAvailable || $0.available }.map(\.json))
+        case .getNode(let id):
+            return try await nodeData(NodeID(id)).json
+        case .setDefaultFabricLabel(let label):
+            setFabricLabel(label)
+            return .null
+        case .commissionWithCode(let code, let networkOnly):
+            return try await commission(code: code, networkOnly: networkOnly)
+        case .commissionOnNetwork(let pin, let filterType, let filter, let ip):
+            return try await commissionOnNetwork(pin: pin, filterType: filterType, filter: filter, ipAddress: ip)
+        case .setWifiCredentials(let ssid, let credentials):
+            return try await setWiFi(ssid: ssid, credentials: credentials)
+        case .setThreadDataset(let dataset):
+            return try await setThread(dataset: dataset)
+        case .openCommissioningWindow(let id, let timeout, _, _, _):
+            return try await openWindow(NodeID(id), timeout: timeout)
+        case .discover:
+            return .array(await discoverCommissionable())
+        case .getVendorNames(let filter):
+            return VendorNames.json(filter)
+        case .pingNode(let id, let attempts):
+            return try await ping(NodeID(id), attempts: attempts)
+        case .getNodeIPAddresses(let id, _, let scoped):
+            return try addresses(NodeID(id), scoped: scoped)
+        case .deviceCommand(let arguments):
+            return try await deviceCommand(arguments)
+        case .readAttribute(let id, let paths, _):
+            return try await read(NodeID(id), paths)
+        case .writeAttribute(let id, let path, let value):
+            return try await write(NodeID(id), path, value)
+        case .removeNode(let id):
+            try await remove(NodeID(id))
+            return .null
+        case .interviewNode(let id):
+            try await interview(NodeID(id))
+            return .null
+        case .checkNodeUpdate:
+            // No OTA provider here: "no update" is the answer Home Assistant's update entity expects.
+            return .null
+        case .updateNode:
+            throw APIError(.updateError, "this hub cannot install software updates yet; update the device with its vendor's app")
+        case .diagnostics:
+            return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array([])])
+        case .importTestNode:
+            throw APIError(.invalidArguments, "import_test_node is not supported: this hub serves only real, commissioned nodes")
+        case .setACLEntry, .setNodeBinding:
+            throw APIError(.unknownError, "\(command.name.rawValue) is not supported yet; write the AccessControl or Binding attribute with write_attribute")
+        }
+    }
+
+    // MARK: - Nodes
+
+    /// The node, when it is known and live (error 3 otherwise, as the python server answers).
+    func readyNode(_ id: NodeID) async throws(APIError) -> NodeRecord {
+        guard let record = try? hub.store.node(id) else {
+            throw APIError(.nodeNotReady, "Node \(id.rawValue) does not exist")
+        }
+        guard await runtime.isAvailable(id) else {
+            throw APIError(.nodeNotReady, "Node \(id.rawValue) (\(record.name)) is not available; check that it is powered and on this network")
+        }
+        return record
+    }
+
+    /// An interaction client on the node's live session, with a bound on every request.
+    func client(_ id: NodeID, timeout: Duration = .seconds(10)) async throws(APIError) -> InteractionClient {
+        do {
+            let session = try await hub.session(for: id.rawValue)
+            return InteractionClient.over(try await hub.messaging(), session: session, timeout: timeout)
+        } catch {
+            throw APIError(.nodeNotResolving, "cannot open a session with node \(id.rawValue): \(error.description)")
+        }
+    }
+
+    func deviceCommand(_ a: DeviceCommandArguments) async throws(APIError) -> JSONValue {
+        let id = NodeID(a.nodeID)
+        _ = try await readyNode(id)
+        guard let command = DeviceCommandCatalog.command(cluster: a.clusterID, name: a.commandName) else {
+            throw APIError(.unknownError, "command \(a.commandName) of cluster \(a.clusterID) is not supported by this hub")
+        }
+        let fields: TLVElement
+        do { fields = try command.encodePayload(a.payload) } catch {
+            throw APIError(.invalidArguments, "\(a.commandName): \(error)")
+        }
+        let timed = a.timedRequestTimeoutMs.map { UInt16(clamping: $0) } ?? (command.requiresTimedInvoke ? 1000 : nil)
+        let timeout = a.interactionTimeoutMs.map { Duration.milliseconds(Int64($0)) } ?? .seconds(10)
+        let client = try await client(id, timeout: timeout)
+        let path = CommandPathIB(EndpointID(a.endpointID), ClusterID(a.clusterID), CommandID(command.id))
+        let result: InvokeResult
+        do { result = try await client.invoke(commandPath: path, fields: fields, timedTimeout: timed) } catch {
+            throw APIError(.unknownError, "\(a.commandName) on node \(a.nodeID) failed: \(error)")
+        }
+        switch result {
+        case .status(let status):
+            if let error = status.error(at: .command(path)) {
+                throw APIError(.unknownError, "node \(a.nodeID) answered \(a.commandName) with \(error)")
+            }
+            return .null
+        case .response(let data):
+            guard let response = command.response else { return .null }
+            do { return try response.decode(data.fields ?? .structure([])) } catch {
+                throw APIError(.unknownError, "node \(a.nodeID) answered \(a.commandName) with a response this hub cannot read: \(error)")
+            }
+        }
+    }
+
+    func read(_ id: NodeID, _ patterns: [AttributePathPattern]) async throws(APIError) -> JSONValue {
+        _ = try await readyNode(id)
+        let client = try await client(id)
+        let paths = patterns.map { (p: AttributePathPattern) -> AttributePathIB in
+            AttributePathIB(endpoint: p.endpoint.map { EndpointID($0) }, cluster: p.cluster.map { ClusterID($0) },
+                            attribute: p.attribute.map { AttributeID($0) })
+        }
+        let reports: [AttributeReport]
+        do { reports = try await client.read(paths: paths) } catch {
+            throw APIError(.unknownError, "reading from node \(id.rawValue) failed: \(error)")
+        }
+        var values: [ConcreteAttributePath: TLVElement] = [:]
+        for report in reports {
+            if case .value(let v) = report.outcome, let path = report.path.concrete { values[path] = v }
+        }
+        await runtime.merge(values, into: id)
+        var object = JSONObject()
+        for (path, value) in values.sorted(by: { $0.key < $1.key }) {
+            guard let json = try? AttributeValueCoding.json(from: value) else { continue }
+            object.append(NodeDataBuilder.path(path).description, json)
+        }
+        return .object(object)
+    }
+
+    func write(_ id: NodeID, _ pattern: AttributePathPattern, _ value: JSONValue) async throws(APIError) -> JSONValue {
+        guard let path = pattern.concrete else {
+            throw APIError(.invalidArguments, "write_attribute needs a concrete path (no wildcards), got \(pattern)")
+        }
+        _ = try await readyNode(id)
+        let tlv: TLVElement
+        do { tlv = try AttributeValueCoding.tlv(from: value, as: .any) } catch {
+            throw APIError(.unknownError, "the value for \(path) cannot be written: \(error)")
+        }
+        let client = try await client(id)
+        let concrete = ConcreteAttributePath(EndpointID(path.endpoint), ClusterID(path.cluster), AttributeID(path.attribute))
+        let statuses: [AttributeStatusIB]
+        do { statuses = try await client.write([AttributeDataIB(path: concrete.ib, data: tlv)]) } catch {
+            throw APIError(.unknownError, "writing \(path) on node \(id.rawValue) failed: \(error)")
+        }
+        let status = statuses.first?.status.status.rawValue ?? 0
+        if status == 0 { await runtime.merge([concrete: tlv], into: id) }
+        return .array([.object([
+            "Path": .object(["EndpointId": .integer(path.endpoint), "ClusterId": .integer(path.cluster),
+                             "AttributeId": .integer(path.attribute)]),
+            "Status": .integer(status),
+        ])])
+    }
+
+    /// A full read of every attribute (the interview), then node_updated.
+    func interview(_ id: NodeID) async throws(APIError) {
+        guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeInterviewFailed, "Node \(id.rawValue) does not exist") }
+        let client = try await client(id, timeout: .seconds(30))
+        let values: [ConcreteAttributePath: TLVElement]
+        do { values = try await Interview.readAll(client) } catch {
+            throw APIError(.nodeInterviewFailed, "interviewing node \(id.rawValue) failed: \(error)")
+        }
+        await runtime.merge(values, into: id)
+        interviewed(id)
+        publish(.nodeUpdated(try await nodeData(id)))
+    }
+
+    func remove(_ id: NodeID) async throws(APIError) {
+        guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
+        await runtime.remove(id)
+        publish(.nodeRemoved(nodeID: id.rawValue))
+        // Best effort, as python-matter-server: the device leaves our fabric if it answers.
+        if let device = try? await home.device(id.rawValue) {
+            do { try await device.unpair() } catch { try? hub.store.removeNode(id) }
+        }
+    }
+
+    func openWindow(_ id: NodeID, timeout: Int) async throws(APIError) -> JSONValue {
+        _ = try await readyNode(id)
+        let codes: (qr: String, manual: String)
+        do {
+            codes = try await home.device(id.rawValue).share(timeoutSeconds: UInt16(clamping: max(timeout, 180)))
+        } catch {
+            throw APIError(.unknownError, "node \(id.rawValue) did not open a commissioning window: \(error.description)")
+        }
+        let pin = (try? SetupPayload.parse(codes.manual).first?.passcode) ?? 0
+        return .object(["setup_pin_code": .integer(pin), "setup_manual_code": .string(codes.manual),
+                        "setup_qr_code": .string(codes.qr)])
+    }
+
+    func ping(_ id: NodeID, attempts: Int) async throws(APIError) -> JSONValue {
+        guard let record = try? hub.store.node(id) else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
+        var reached = false
+        for _ in 0..<max(1, min(attempts, 5)) where !reached {
+            if let client = try? await client(id, timeout: .seconds(3)),
+               (try? await client.readAttribute(ConcreteAttributePath(0, .basicInformation, 0))) != nil {
+                reached = true
+            }
+        }
+        var object = JSONObject()
+        for address in record.addresses { object.append(address.host, .bool(reached)) }
+        return .object(object)
+    }
+
+    func addresses(_ id: NodeID, scoped: Bool) throws(APIError) -> JSONValue {
+        guard let record = try? hub.store.node(id) else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
+        return .array(record.addresses.map { a in
+            .string(scoped && a.host.lowercased().hasPrefix("fe80") ? "\(a.host)%\(a.interfaceIndex ?? 0)" : a.host)
+        })
+    }
+
+    // MARK: - Network credentials
+
+    func setWiFi(ssid: String, credentials: String) async throws(APIError) -> JSONValue {
+        do {
+            let wifi = try WiFiCredentials(ssid: Array(ssid.utf8), passphrase: SecretBytes(Array(credentials.utf8)))
+            try await hub.setWiFiCredentials(wifi)
+        } catch let error as WiFiCredentialsError {
+            throw APIError(.invalidArguments, "set_wifi_credentials: \(error.description)")
+        } catch {
+            throw APIError(.unknownError, "the Wi-Fi credentials could not be stored: \(error)")
+        }
+        publish(.serverInfoUpdated(updateInfo { $0.wifiCredentialsSet = true }))
+        return .null
+    }
+
+    func setThread(dataset: String) async throws(APIError) -> JSONValue {
+        guard let tlvs = Base16.decode(dataset.filter { !$0.isWhitespace }) else {
+            throw APIError(.invalidArguments, "set_thread_dataset: the dataset must be hex (the operational dataset's TLVs)")
+        }
+        do { try await hub.setThreadDataset(tlvs: tlvs) } catch {
+            throw APIError(.invalidArguments, "set_thread_dataset: \(error.description)")
+        }
+        publish(.serverInfoUpdated(updateInfo { $0.threadCredentialsSet = true }))
+        return .null
+    }
+
+    // MARK: - Discovery
+
+    /// Browses `_matterc._udp` for `seconds` and answers what it found (CommissionableNodeData).
+    func discoverCommissionable(for seconds: Int = 3) async -> [JSONValue] {
+        let stream = hub.discovery.commissionableNodes()
+        let gathered = Mutex<[String: CommissionableNode]>([:])
+        // The browse never ends by itself; what it gathered by the deadline is the answer.
+        _ = await first(within: .seconds(seconds)) { () -> Bool? in
+            do {
+                for try await event in stream {
+                    switch event {
+                    case .found(let node), .updated(let node): gathered.withLock { $0[node.instanceName] = node }
+                    case .removed(let node): gathered.withLock { $0[node.instanceName] = nil }
+                    }
+                }
+            } catch {}
+            return nil
+        }
+        return gathered.withLock { $0.values.sorted { $0.instanceName < $1.instanceName } }.map(Self.commissionableJSON)
+    }
+
+    static func commissionableJSON(_ node: CommissionableNode) -> JSONValue {
+        let txt = node.txt
+        func int<T: BinaryInteger>(_ v: T?) -> JSONValue { v.map { .integer($0) } ?? .null }
+        return .object([
+            "instance_name": .string(node.instanceName), "host_name": .string(node.service.host),
+            "port": .integer(node.service.port), "long_discriminator": int(txt.discriminator),
+            "vendor_id": int(txt.vendorID), "product_id": int(txt.productID),
+            "commissioning_mode": int(txt.commissioningMode), "device_type": int(txt.deviceType),
+            "device_name": txt.deviceName.map { .string($0) } ?? .null,
+            "pairing_instruction": txt.pairingInstruction.map { .string($0) } ?? .null,
+            "pairing_hint": int(txt.pairingHint), "mrp_retry_interval_idle": int(txt.sessionIdleInterval),
+            "mrp_retry_interval_active": int(txt.sessionActiveInterval),
+            "supports_tcp": txt.tcpSupport.map { .bool($0 != 0) } ?? .null,
+            "addresses": .array(node.service.addresses.map { .string($0.ip) }),
+            "rotating_id": txt.rotatingID.map { .string(Base16.encode($0)) } ?? .null,
+        ])
+    }
+}

@@ -1,0 +1,87 @@
+import MatterCertificates
+import MatterCommissioning
+import MatterHome
+import MatterInteraction
+import MatterServerAPI
+import MatterSetupPayload
+
+/// Commissioning through the API: the hub commissions the device onto its fabric (one
+/// commissioning session at a time, shared with every other client of this hub), interviews it
+/// (the priming report of its subscription reads every attribute), then announces it.
+extension HubService {
+    func commission(code: String, networkOnly: Bool) async throws(APIError) -> JSONValue {
+        guard networkOnly || Self.isOnNetworkCode(code) else {
+            throw APIError(.nodeCommissionFailed, "Bluetooth commissioning is not available: this hub commissions devices on the IP network only")
+        }
+        return try await commission(payload: code)
+    }
+
+    /// `commission_on_network`: the pin code and, for filter types 1 and 2, the short or long
+    /// discriminator (python-matter-server's DiscoveryFilterType), or an IP address.
+    func commissionOnNetwork(pin: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?) async throws(APIError) -> JSONValue {
+        let discriminator: Discriminator
+        _ = ipAddress  // the address alone cannot pick a device; the discriminator does
+        switch (filterType, filter.uint64) {
+        case (1, let short?) where short < 16: discriminator = .short(UInt8(short))
+        case (2, let long?) where long < 4096: discriminator = .long(UInt16(long))
+        default:
+            throw APIError(.nodeCommissionFailed, "commission_on_network needs a short (filter_type 1) or long (filter_type 2) discriminator here; use commission_with_code with the device's setup code")
+        }
+        // As a manual code (which carries the short discriminator): the finder matches the long
+        // one in the TXT records when it is given.
+        let payload = SetupPayload(kind: .manualCode, vendorID: nil, productID: nil, commissioningFlow: .standard,
+                                   discoveryCapabilities: nil, discriminator: .short(discriminator.shortValue), passcode: pin)
+        guard let code = try? ManualPairingCode.encode(payload) else {
+            throw APIError(.invalidArguments, "commission_on_network: \(pin) is not a valid setup pin code")
+        }
+        return try await commission(payload: code)
+    }
+
+    static func isOnNetworkCode(_ code: String) -> Bool {
+        guard let payloads = try? SetupPayload.parse(code) else { return true }  // the commissioner names the defect
+        return payloads.allSatisfy { $0.discoveryCapabilities.map { $0.contains(.onNetwork) || $0.isEmpty } ?? true }
+    }
+
+    func commission(payload code: String) async throws(APIError) -> JSONValue {
+        let structure: Structure
+        do {
+            guard let first = try await home.structures().first else { throw HomeError(.hubUnavailable, "the home has no structure") }
+            structure = first
+            try await structure.prepareForMatterCommissioning()
+        } catch {
+            throw APIError(.nodeCommissionFailed, "cannot start commissioning: \(error)")
+        }
+        let request = structure.matterCommissioningRequest(
+            topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
+            onboardingPayload: code, options: options)
+        let results: [Result<CommissioningResult, CommissioningError>]
+        do { results = try await request.perform() } catch {
+            try? await structure.cancelMatterCommissioning()
+            throw APIError(.nodeCommissionFailed, error.description)
+        }
+        _ = try? await structure.completeMatterCommissioning()
+        guard let outcome = results.first else { throw APIError(.nodeCommissionFailed, "the setup code names no device") }
+        let result: CommissioningResult
+        switch outcome {
+        case .success(let r): result = r
+        case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
+        }
+        let node = NodeID(result.nodeID)
+        if let label = fabricLabel, let client = try? await client(node) {
+            _ = try? await client.invoke(Clusters.OperationalCredentials.UpdateFabricLabel(label: label), endpoint: 0)
+        }
+        // Interview: the subscription's priming report reads every attribute.
+        announcing(node, true)
+        await runtime.add(node)
+        let live = await runtime.waitUntilAvailable(node, timeout: .seconds(30))
+        announcing(node, false)
+        interviewed(node)
+        let data = try await nodeData(node)
+        guard live else {
+            throw APIError(.nodeInterviewFailed, "node \(result.nodeID) was commissioned but its interview did not finish; it is kept and retried")
+        }
+        publish(.nodeAdded(data))
+        publish(.nodeUpdated(data))
+        return data.json
+    }
+}

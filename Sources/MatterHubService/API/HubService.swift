@@ -1,0 +1,146 @@
+import Foundation
+import MatterCertificates
+import MatterCommissioning
+import MatterHome
+import MatterInteraction
+import MatterMessaging
+import MatterServerAPI
+import Synchronization
+
+/// The hub behind the Matter Server API: the store and fabric (`Hub`), the node runtime, and
+/// the answers to every command. It turns the runtime's updates into the API's events
+/// (`attribute_updated`, `node_updated`) and never lets a device's silence block a client: every
+/// device interaction is bounded.
+public final class HubService: HubBackend, Sendable {
+    public let hub: Hub
+    public let home: Home
+    public let runtime: NodeRuntime
+    let options: CommissioningOptions
+    let sdkVersion: String
+    /// Where events go (the API server); set once it exists.
+    private let sink = Mutex<(@Sendable (ServerEvent) -> Void)?>(nil)
+    private let state: Mutex<State>
+
+    struct State {
+        var info: ServerInfo
+        var fabricLabel: String?
+        var lastInterview: [NodeID: Date] = [:]
+        /// The last 25 node events, for `diagnostics`.
+        var recentEvents: [MatterNodeEvent] = []
+        /// Nodes being commissioned or interviewed: their updates wait for node_added.
+        var announcing: Set<NodeID> = []
+    }
+
+    /// Opens the hub's store and fabric (created on first use) and reconciles what a crash left
+    /// pending. `runtime` keeps the nodes live once `start()` is called.
+    public init(hub: Hub, options: CommissioningOptions, runtime: NodeRuntime? = nil,
+                sdkVersion: String = "matterhub/0.2") async throws(HomeError) {
+        self.hub = hub
+        self.home = Home(hub: hub)
+        self.runtime = runtime ?? NodeRuntime(hub: hub)
+        self.options = options
+        self.sdkVersion = sdkVersion
+        let fabric = try await hub.fabric()
+        let cfid: UInt64
+        do { cfid = try fabric.compressedFabricID().rawValue } catch {
+            throw HomeError(.hubUnavailable, "the hub's fabric has no valid root key: \(error)")
+        }
+        let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
+        let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil
+        state = Mutex(State(info: ServerInfo(fabricID: fabric.fabricID.rawValue, compressedFabricID: cfid, sdkVersion: sdkVersion,
+                                             wifiCredentialsSet: wifi, threadCredentialsSet: thread, bluetoothEnabled: false)))
+    }
+
+    /// Where the API's events go.
+    public func setEventSink(_ publish: @escaping @Sendable (ServerEvent) -> Void) {
+        sink.withLock { $0 = publish }
+    }
+
+    func publish(_ event: ServerEvent) {
+        sink.withLock { $0 }?(event)
+    }
+
+    /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
+    public func start(log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
+        for (node, outcome) in await hub.reconcilePendingNodes() {
+            log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
+        }
+        try await runtime.start()
+        let updates = runtime.updates
+        Task { [weak self] in
+            for await update in updates { await self?.forward(update) }
+        }
+        let records = (try? hub.store.nodes()) ?? []
+        for record in records { await runtime.add(record.nodeID) }
+        log("hub: \(records.count) node\(records.count == 1 ? "" : "s") in the store")
+    }
+
+    public func stop() async {
+        await runtime.stop()
+        await home.close()
+    }
+
+    // MARK: - HubBackend
+
+    public func serverInfo() -> ServerInfo { state.withLock { $0.info } }
+
+    public func nodes() async -> [MatterNodeData] {
+        var out: [MatterNodeData] = []
+        for record in (try? hub.store.nodes()) ?? [] {
+            out.append(await nodeData(record))
+        }
+        return out
+    }
+
+    func nodeData(_ record: NodeRecord) async -> MatterNodeData {
+        let cache = await runtime.attributes(of: record.nodeID)
+        let available = await runtime.isAvailable(record.nodeID)
+        let interviewed = state.withLock { $0.lastInterview[record.nodeID] }
+        return NodeDataBuilder.node(record, cache: cache, available: available, lastInterview: interviewed)
+    }
+
+    func nodeData(_ nodeID: NodeID) async throws(APIError) -> MatterNodeData {
+        guard let record = try? hub.store.node(nodeID) else {
+            throw APIError(.nodeNotExists, "Node \(nodeID.rawValue) does not exist")
+        }
+        return await nodeData(record)
+    }
+
+    // MARK: - Updates to events
+
+    private func forward(_ update: NodeUpdate) async {
+        switch update {
+        case .attributes(let node, let values):
+            guard !state.withLock({ $0.announcing.contains(node) }) else { return }
+            for (path, value) in values.sorted(by: { $0.key < $1.key }) {
+                guard let json = try? AttributeValueCoding.json(from: value) else { continue }
+                publish(.attributeUpdated(nodeID: node.rawValue, path: NodeDataBuilder.path(path), value: json))
+            }
+        case .availability(let node, _):
+            guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
+            publish(.nodeUpdated(await nodeData(record)))
+        }
+    }
+
+    /// Holds back a node's updates while it is commissioned or interviewed (its node_added or
+    /// node_updated carries them all).
+    func announcing(_ node: NodeID, _ on: Bool) {
+        state.withLock { if on { $0.announcing.insert(node) } else { $0.announcing.remove(node) } }
+    }
+
+    func interviewed(_ node: NodeID) {
+        state.withLock { $0.lastInterview[node] = Date() }
+    }
+
+    func updateInfo(_ change: (inout ServerInfo) -> Void) -> ServerInfo {
+        state.withLock { change(&$0.info); return $0.info }
+    }
+
+    var fabricLabel: String? {
+        get { state.withLock { $0.fabricLabel } }
+    }
+
+    func setFabricLabel(_ label: String?) {
+        state.withLock { $0.fabricLabel = label }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import MatterCommissioning
+import MatterDiscovery
+import MatterHome
+import MatterServerAPI
+import MatterWebSocket
+
+/// `matterctl hub serve` as a library: the lock on the state directory, the hub service with its
+/// node runtime, and the API on TCP and on the state directory's Unix socket.
+public final class HubServer: Sendable {
+    public struct Configuration: Sendable {
+        public var stateDirectory: String
+        /// TCP addresses to listen on; empty means 127.0.0.1 and ::1.
+        public var listen: [String] = []
+        public var port: UInt16 = 5580
+        public var options: CommissioningOptions
+        /// Require the token on loopback too (it is always required on other addresses).
+        public var requireToken = false
+        public var discovery: MatterDiscovery = MatterDiscovery()
+
+        public init(stateDirectory: String, options: CommissioningOptions) {
+            self.stateDirectory = stateDirectory
+            self.options = options
+        }
+
+        /// Whether a client must present the token: any address beyond loopback, or when asked.
+        public var tokenRequired: Bool {
+            requireToken || listen.contains { !["127.0.0.1", "::1", "localhost"].contains($0) }
+        }
+    }
+
+    public let service: HubService
+    public let api: HubAPIServer
+    private let lock: HubLock
+
+    /// Takes the state directory's lock, opens the hub and binds the API (nothing is served
+    /// until `start`).
+    public init(_ configuration: Configuration, log: @escaping @Sendable (String) -> Void) async throws {
+        try FileManager.default.createDirectory(atPath: configuration.stateDirectory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        lock = try HubLock(stateDirectory: configuration.stateDirectory)
+        let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery)
+        service = try await HubService(hub: hub, options: configuration.options)
+        let hosts = configuration.listen.isEmpty ? ["127.0.0.1", "::1"] : configuration.listen
+        var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
+        addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))
+        let token = configuration.tokenRequired ? try APIToken.load(stateDirectory: configuration.stateDirectory) : nil
+        api = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: addresses, token: token),
+                               backend: service, log: log)
+        let api = self.api
+        service.setEventSink { api.publish($0) }
+    }
+
+    /// The TCP addresses the API listens on (with the port bound).
+    public var addresses: [ListenAddress] { api.boundAddresses }
+
+    /// Where clients connect: `ws://127.0.0.1:5580/ws`, `ws://[::1]:5580/ws`, `unix:<path>`.
+    public var urls: [String] {
+        addresses.map { address in
+            switch address {
+            case .tcp: "ws://\(address)/ws"
+            case .unix(let path): "unix:\(path)"
+            }
+        }
+    }
+
+    public func start(log: @escaping @Sendable (String) -> Void) async throws {
+        try await service.start(log: log)
+        api.start()
+    }
+
+    /// Ends subscriptions, closes sessions and connections (clients hear `server_shutdown`).
+    public func stop() async {
+        await api.stop()
+        await service.stop()
+    }
+}

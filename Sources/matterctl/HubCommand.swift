@@ -1,0 +1,104 @@
+import Foundation
+import MatterCommissioning
+import MatterHubService
+
+/// `matterctl hub serve|token|status`: the long-running hub and its credentials.
+struct HubCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "hub",
+        abstract: "Run the hub as a service (Matter Server WebSocket API), or show its token and status",
+        subcommands: [Serve.self, Token.self, Status.self])
+
+    /// `matterctl hub serve`
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "serve",
+            abstract: "Run the hub in the foreground until SIGTERM or SIGINT",
+            discussion: """
+                Owns the devices of the state directory: keeps a CASE session and a subscription to every \\
+                commissioned node, caches their attributes and availability, and speaks the Matter Server \\
+                WebSocket API (the one Home Assistant's Matter integration uses) at ws://ADDR:PORT/ws, and \\
+                on the owner-only Unix socket <state>/hub.sock. Prints 'hub: ready ws://...' once it \\
+                listens. Only loopback is served unless --listen names other addresses; then, or with \\
+                --require-token, clients must present the token ('matterctl hub token') as ?token=. While \\
+                it runs it is the only writer of the state directory.
+                """,
+            usesHubState: true,
+            options: [
+                .value("--listen", "ADDR", help: "an address to listen on (repeatable; default 127.0.0.1 and ::1)",
+                       repeatable: true),
+                .value("--port", "N", help: "TCP port (default 5580)"),
+                .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files)"),
+                .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
+                .flag("--require-token", help: "require the API token on loopback too"),
+            ],
+            examples: ["matterctl hub serve", "matterctl hub serve --listen 192.168.1.10 --port 5580"])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            var configuration = HubServer.Configuration(
+                stateDirectory: args.stateDirectory,
+                options: CommissioningOptions(trustStore: try HomeCommands.trustStore(args.value("--paa-store")),
+                                              allowTestDevices: args.flag("--allow-test-devices")))
+            configuration.listen = args.values("--listen")
+            configuration.port = try args.integer("--port", as: UInt16.self) ?? 5580
+            configuration.requireToken = args.flag("--require-token")
+            let log: @Sendable (String) -> Void = { Output.err($0) }
+            let server: HubServer
+            do { server = try await HubServer(configuration, log: log) } catch let e as HubLock.HeldElsewhere {
+                throw CommandFailure(e.description)
+            } catch {
+                throw CommandFailure("the hub cannot start: \(error)")
+            }
+            do { try await server.start(log: log) } catch {
+                throw CommandFailure("the hub cannot start: \(error)")
+            }
+            for url in server.urls { Output.out("hub: ready \(url)") }
+            if configuration.tokenRequired { Output.out("hub: clients need the token ('matterctl hub token')") }
+            fflush(nil)
+            let signal = await VirtualDeviceCommand.waitForTermination()
+            log("hub: \(signal), shutting down")
+            await server.stop()
+            return 0
+        }
+    }
+
+    /// `matterctl hub token [--rotate]`
+    struct Token: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "token",
+            abstract: "Print the API token clients present (?token=), created on first use",
+            usesHubState: true,
+            options: [.flag("--rotate", help: "replace the token (clients with the old one are refused from now on)")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            let state = args.stateDirectory
+            do {
+                try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                Output.out(args.flag("--rotate") ? try APIToken.rotate(stateDirectory: state) : try APIToken.load(stateDirectory: state))
+            } catch {
+                throw CommandFailure("cannot read or write the token in \(state): \(error)")
+            }
+            return 0
+        }
+    }
+
+    /// `matterctl hub status`
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "status",
+            abstract: "Say whether a hub serves the state directory (exit 0) or not (exit 1)",
+            usesHubState: true,
+            options: [.flag("--json", help: "one JSON object on stdout")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            let pid = HubLock.holder(of: args.stateDirectory)
+            if args.flag("--json") {
+                Output.out(JSON.object([("running", .bool(pid != nil)), ("pid", .from(pid))]).text)
+            } else {
+                Output.out(pid.map { "hub: running (PID \($0)) on \(args.stateDirectory)" } ?? "hub: not running on \(args.stateDirectory)")
+            }
+            return pid == nil ? 1 : 0
+        }
+    }
+}

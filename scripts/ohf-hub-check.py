@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Drives a running MatterHub hub (`matterctl hub serve`) with the real Matter Server client
+through a device's whole life: commission, control, read and write, share, interview, remove.
+
+    ohf-hub-check.py ws://127.0.0.1:PORT/ws SETUP_CODE
+
+Run it with the python of .peers/ohf-client (python-matter-server 8.1.2) or .peers/ohf-client-mpc
+(matter-python-client 1.6.1). The hub must be able to reach a commissionable On/Off light with
+that code. Prints one line per check and 'N passed, N failed'; exits 1 on any failure. Every wait
+is bounded.
+"""
+import asyncio
+import sys
+
+import aiohttp
+from chip.clusters import Objects as Clusters
+from matter_server.client import MatterClient
+from matter_server.common.errors import NodeNotReady
+from matter_server.common.models import EventType
+
+passed = 0
+failed = 0
+
+
+def check(name, ok, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok   {name}", flush=True)
+    else:
+        failed += 1
+        print(f"FAIL {name} {detail}", flush=True)
+
+
+async def wait_for(queue, predicate, seconds=10):
+    """The first queued event that satisfies predicate, within seconds (else None)."""
+    try:
+        async with asyncio.timeout(seconds):
+            while True:
+                event = await queue.get()
+                if predicate(event):
+                    return event
+    except TimeoutError:
+        return None
+
+
+async def main(url, code):
+    async with aiohttp.ClientSession() as session:
+        client = MatterClient(url, session)
+        await asyncio.wait_for(client.connect(), 10)
+        ready = asyncio.Event()
+        listen = asyncio.create_task(client.start_listening(ready))
+        await asyncio.wait_for(ready.wait(), 30)
+        events = asyncio.Queue()
+        client.subscribe_events(lambda event, data: events.put_nowait((event, data)))
+        await client.set_default_fabric_label("Home")
+
+        node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
+        node_id = node_data.node_id
+        # The client signals attribute_updated with the new value only (matched by node and path).
+        on_off_updates = asyncio.Queue()
+        client.subscribe_events(lambda event, value: on_off_updates.put_nowait(value), EventType.ATTRIBUTE_UPDATED,
+                                node_filter=node_id, attr_path_filter="1/6/0")
+        added = await wait_for(events, lambda e: e[0] == EventType.NODE_ADDED)
+        check("node_added arrives", added is not None)
+        node = client.get_node(node_id)
+        check("the new node is available", node.available)
+        check("its VendorName is known", bool(node.device_info and node.device_info.vendorName),
+              repr(node.device_info and node.device_info.vendorName))
+        types = [t.__name__ for t in node.endpoints[1].device_types]
+        check("endpoint 1 is an OnOffLight", "OnOffLight" in types, str(types))
+
+        for command, expected in ((Clusters.OnOff.Commands.On(), True), (Clusters.OnOff.Commands.Off(), False),
+                                  (Clusters.OnOff.Commands.Toggle(), True)):
+            result = await asyncio.wait_for(client.send_device_command(node_id, 1, command), 10)
+            check(f"{type(command).__name__} answers null", result is None, repr(result))
+            update = await wait_for(on_off_updates, lambda value: value == expected)
+            check(f"{type(command).__name__} is reported as attribute_updated [node, '1/6/0', {expected}]",
+                  update is not None)
+        check("the client's cluster object follows", node.endpoints[1].get_cluster(Clusters.OnOff).onOff is True)
+
+        values = await asyncio.wait_for(client.read_attribute(node_id, "0/40/1"), 10)
+        check("read_attribute 0/40/1 gives VendorName", isinstance(values.get("0/40/1"), str), repr(values))
+        written = await asyncio.wait_for(client.write_attribute(node_id, "0/40/5", "Desk lamp"), 10)
+        check("write_attribute NodeLabel succeeds", written and written[0]["Status"] == 0, repr(written))
+        label = await asyncio.wait_for(client.read_attribute(node_id, "0/40/5"), 10)
+        check("the NodeLabel reads back", label.get("0/40/5") == "Desk lamp", repr(label))
+
+        window = await asyncio.wait_for(client.open_commissioning_window(node_id), 15)
+        check("open_commissioning_window gives codes",
+              window.setup_manual_code and window.setup_qr_code.startswith("MT:") and window.setup_pin_code > 0,
+              repr(window))
+
+        await asyncio.wait_for(client.interview_node(node_id), 30)
+        updated = await wait_for(events, lambda e: e[0] == EventType.NODE_UPDATED and getattr(e[1], "node_id", None) == node_id)
+        check("interview_node is followed by node_updated", updated is not None)
+
+        try:
+            await client.send_device_command(999999, 1, Clusters.OnOff.Commands.On())
+            check("an unknown node is NodeNotReady", False, "no error")
+        except NodeNotReady:
+            check("an unknown node is NodeNotReady", True)
+
+        await asyncio.wait_for(client.remove_node(node_id), 30)
+        removed = await wait_for(events, lambda e: e[0] == EventType.NODE_REMOVED and e[1] == node_id)
+        check("remove_node is followed by node_removed", removed is not None)
+        check("the listen loop is still running", not listen.done(), repr(listen.done() and listen.exception()))
+        await client.disconnect()
+
+
+try:
+    asyncio.run(main(sys.argv[1], sys.argv[2]))
+except Exception as error:  # a crash is a failure with its reason, not a hang
+    check("the run completed", False, repr(error))
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
