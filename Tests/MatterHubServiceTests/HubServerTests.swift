@@ -3,6 +3,8 @@ import MatterCertificates
 import MatterCommissioning
 import MatterDiscovery
 import MatterHubService
+import MatterMessaging
+import MatterServerAPI
 import MatterVirtualDevice
 import Testing
 import TestSupport
@@ -61,5 +63,47 @@ import TestSupport
 
     @Test func matterPythonClient161DrivesTheHub() async throws {
         try await run(venv: "ohf-client-mpc", discriminator: 402)
+    }
+}
+
+/// A hub stopped with SIGTERM's path and started again on the same state: every node is listed
+/// at once, with its last values, and is available again within seconds.
+@Suite(.serialized) struct HubRestartTests {
+    @Test func restartListsNodesAtOnceAndReconnects() async throws {
+        let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+            passcode: 20_202_021, discriminator: 403, port: 0, advertises: false))
+        await device.start()
+        let port = await device.port
+        let state = NSTemporaryDirectory() + "matterhub-restart-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var configuration = HubServer.Configuration(
+            stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
+        configuration.port = 0
+        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
+            [FixedServiceBrowser.commissionable(discriminator: 403, port: port)]))
+
+        let first = try await HubServer(configuration, log: { _ in })
+        try await first.start(log: { _ in })
+        let added = try await first.service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))
+        let nodeID = try #require(added["node_id"]?.uint64)
+        _ = try await first.service.handle(.deviceCommand(DeviceCommandArguments(
+            nodeID: nodeID, endpointID: 1, clusterID: 6, commandName: "On")))
+        // The report of the change reaches the cache before the hub stops.
+        try await Task.sleep(for: .milliseconds(300))
+        await first.stop()
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        let second = try await HubServer(configuration, log: { _ in })
+        try await second.start(log: { _ in })
+        let listed = await second.service.nodes()
+        #expect(listed.map(\.nodeID) == [nodeID])
+        #expect(listed.first?.attributes[AttributePath(endpoint: 1, cluster: 6, attribute: 0)] == .bool(true))
+        #expect(listed.first?.attributes[AttributePath(endpoint: 0, cluster: 40, attribute: 1)]?.string?.isEmpty == false)
+        let available = await second.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(5))
+        #expect(available, "not available within 5 s of the restart")
+        print("restart to available: \((clock.now - started).milliseconds) ms")
+        await second.stop()
+        await device.shutdown()
     }
 }

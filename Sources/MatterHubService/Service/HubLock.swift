@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The one writer of a state directory: `hub serve` holds an advisory lock on `<state>/hub.lock`
 /// (with its PID in the file) while it runs. The kernel drops the lock when the process ends,
@@ -12,7 +13,7 @@ public final class HubLock: Sendable {
         }
     }
 
-    private let fd: Int32
+    private let fd: Mutex<Int32>
     public let path: String
 
     /// Takes the lock, or throws `HeldElsewhere` naming the process that has it.
@@ -32,10 +33,18 @@ public final class HubLock: Sendable {
         let pid = Array("\(getpid())\n".utf8)
         _ = ftruncate(fd, 0)
         _ = pid.withUnsafeBufferPointer { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        self.fd = fd
+        self.fd = Mutex(fd)
     }
 
-    deinit { close(fd) }
+    /// Gives the directory up (the hub stopped); later calls do nothing.
+    public func release() {
+        fd.withLock { fd in
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    deinit { release() }
 
     /// The PID of the hub serving `stateDirectory`, or nil when none does.
     public static func holder(of stateDirectory: String) -> Int32? {

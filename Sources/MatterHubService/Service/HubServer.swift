@@ -73,5 +73,6 @@ public final class HubServer: Sendable {
     public func stop() async {
         await api.stop()
         await service.stop()
+        lock.release()
     }
 }
