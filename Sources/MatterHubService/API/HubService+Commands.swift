@@ -196,6 +196,11 @@ extension HubService {
 
     func openWindow(_ id: NodeID, timeout: Int) async throws(APIError) -> JSONValue {
         _ = try await readyNode(id)
+        // AdministratorCommissioning's AcceptedCommandList must hold OpenCommissioningWindow (0).
+        let accepted = await runtime.attributes(of: id)[ConcreteAttributePath(0, .administratorCommissioning, 0xFFF9)]
+        guard case .container(_, let commands)? = accepted?.value, commands.contains(where: { $0.value == .unsigned(0) }) else {
+            throw APIError(.unknownError, "node \(id.rawValue) cannot open a commissioning window (it has no AdministratorCommissioning with OpenCommissioningWindow); share it from its own app, or reset it")
+        }
         let codes: (qr: String, manual: String)
         do {
             codes = try await home.device(id.rawValue).share(timeoutSeconds: UInt16(clamping: max(timeout, 180)))
