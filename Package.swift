@@ -64,7 +64,7 @@ let package = Package(
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterMessaging",
                                                    "MatterNetworkCredentials",
-                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
