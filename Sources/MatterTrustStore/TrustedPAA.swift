@@ -35,24 +35,8 @@ public enum TrustStoreHex {
     }
 
     public static func decode(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8.filter { $0 != UInt8(ascii: ":") && $0 != UInt8(ascii: " ") })
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < digits.count {
-            guard let h = nibble(digits[i]), let l = nibble(digits[i + 1]) else { return nil }
-            out.append(h << 4 | l)
-            i += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        let digits = String(text.filter { $0 != ":" && $0 != " " })
+        guard !digits.isEmpty else { return nil }
+        return RevocationSet.hexDecode(digits)
     }
 }
