@@ -49,6 +49,9 @@ let package = Package(
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
         // Thread operational datasets and Wi-Fi credentials (a codec; MatterCrypto for SecretBytes).
         .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
+        // The PAA trust store: compiled-in production roots, the state directory's trust-store/
+        // folder, DCL updates (URLSession) and CRLs. Foundation, no C.
+        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto"], swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
 
@@ -61,7 +64,7 @@ let package = Package(
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterMessaging",
                                                    "MatterNetworkCredentials",
-                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV"],
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
@@ -83,7 +86,8 @@ let package = Package(
         .executableTarget(name: "matterctl",
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
-                                         "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto"],
+                                         "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
+                                         "MatterTrustStore"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -132,6 +136,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterCertificatesTests",
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "MatterTrustStoreTests",
+                    dependencies: ["MatterTrustStore", "MatterCertificates", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),

@@ -2,6 +2,7 @@
 #include "shim.h"
 
 #include <pthread.h>
+#include <limits.h>
 #include <string.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -530,5 +531,134 @@ int mh_ecdh(EVP_PKEY *priv, EVP_PKEY *peer, uint8_t *out32) {
     int ok = EVP_PKEY_derive_init(ctx) == 1 && EVP_PKEY_derive_set_peer_ex(ctx, peer, 0) == 1
         && EVP_PKEY_derive(ctx, out32, &len) == 1 && len == 32;
     EVP_PKEY_CTX_free(ctx);
+    return ok;
+}
+
+// MARK: Certificate revocation lists
+
+#include <openssl/x509v3.h>
+#include <time.h>
+
+X509_CRL *mh_crl_decode(const uint8_t *der, size_t len) {
+    if (der == NULL || len == 0 || len > LONG_MAX) return NULL;
+    const unsigned char *p = der;
+    X509_CRL *crl = d2i_X509_CRL(NULL, &p, (long)len);
+    if (crl != NULL && p != der + len) {  // trailing bytes
+        X509_CRL_free(crl);
+        return NULL;
+    }
+    return crl;
+}
+
+void mh_crl_free(X509_CRL *crl) { X509_CRL_free(crl); }
+
+int mh_crl_issuer(const X509_CRL *crl, uint8_t **out, size_t *out_len) {
+    unsigned char *buf = NULL;
+    int n = i2d_X509_NAME(X509_CRL_get_issuer(crl), &buf);
+    if (n <= 0) return 0;
+    *out = buf;
+    *out_len = (size_t)n;
+    return 1;
+}
+
+static int asn1_time_unix(const ASN1_TIME *t, int64_t *out) {
+    struct tm tm;
+    if (t == NULL || ASN1_TIME_to_tm(t, &tm) != 1) return 0;
+    *out = (int64_t)timegm(&tm);
+    return 1;
+}
+
+int mh_crl_times(const X509_CRL *crl, int64_t *this_update, int64_t *next_update, int *has_next) {
+    if (!asn1_time_unix(X509_CRL_get0_lastUpdate(crl), this_update)) return 0;
+    const ASN1_TIME *next = X509_CRL_get0_nextUpdate(crl);
+    *has_next = next != NULL;
+    *next_update = 0;
+    return next == NULL || asn1_time_unix(next, next_update);
+}
+
+int mh_crl_is_ecdsa_sha256(const X509_CRL *crl) {
+    return X509_CRL_get_signature_nid(crl) == NID_ecdsa_with_SHA256;
+}
+
+int mh_crl_authority_key_id(const X509_CRL *crl, uint8_t **out, size_t *out_len) {
+    int critical = 0;
+    AUTHORITY_KEYID *akid = X509_CRL_get_ext_d2i(crl, NID_authority_key_identifier, &critical, NULL);
+    if (akid == NULL) return critical == -1 ? 0 : -1;  // critical -1: absent; else malformed or repeated
+    int result = 0;
+    if (akid->keyid != NULL && akid->keyid->length > 0) {
+        *out_len = (size_t)akid->keyid->length;
+        *out = OPENSSL_memdup(akid->keyid->data, (size_t)akid->keyid->length);
+        result = *out != NULL;
+    }
+    AUTHORITY_KEYID_free(akid);
+    return result;
+}
+
+int mh_crl_revoked_count(const X509_CRL *crl) {
+    STACK_OF(X509_REVOKED) *revoked = X509_CRL_get_REVOKED((X509_CRL *)crl);  // read only
+    return revoked == NULL ? 0 : sk_X509_REVOKED_num(revoked);
+}
+
+int mh_crl_revoked_serial(const X509_CRL *crl, int i, uint8_t *out, size_t cap, size_t *out_len, int *has_issuer) {
+    STACK_OF(X509_REVOKED) *revoked = X509_CRL_get_REVOKED((X509_CRL *)crl);  // read only
+    if (revoked == NULL || i < 0 || i >= sk_X509_REVOKED_num(revoked)) return 0;
+    X509_REVOKED *entry = sk_X509_REVOKED_value(revoked, i);
+    const ASN1_INTEGER *serial = X509_REVOKED_get0_serialNumber(entry);
+    if (serial == NULL || serial->type == V_ASN1_NEG_INTEGER) return 0;
+    size_t n = (size_t)serial->length;
+    const uint8_t *data = serial->data;
+    while (n > 0 && *data == 0) { data++; n--; }
+    if (n > cap) return 0;
+    memcpy(out, data, n);
+    *out_len = n;
+    *has_issuer = X509_REVOKED_get_ext_by_NID(entry, NID_certificate_issuer, -1) >= 0;
+    return 1;
+}
+
+int mh_crl_verify(X509_CRL *crl, EVP_PKEY *pkey) {
+    int r = X509_CRL_verify(crl, pkey);
+    return r == 1 ? 1 : (r == 0 ? 0 : -1);
+}
+
+int mh_crl_issue(EVP_PKEY *pkey, const uint8_t *issuer, size_t issuer_len, int64_t this_update, int64_t next_update,
+                 const uint8_t *const *serials, const size_t *serial_lens, size_t count,
+                 const uint8_t *akid, size_t akid_len, uint8_t **out, size_t *out_len) {
+    int ok = 0;
+    X509_CRL *crl = X509_CRL_new();
+    const unsigned char *p = issuer;
+    X509_NAME *name = d2i_X509_NAME(NULL, &p, (long)issuer_len);
+    ASN1_TIME *t1 = ASN1_TIME_set(NULL, (time_t)this_update);
+    ASN1_TIME *t2 = ASN1_TIME_set(NULL, (time_t)next_update);
+    AUTHORITY_KEYID *ak = AUTHORITY_KEYID_new();
+    if (crl == NULL || name == NULL || t1 == NULL || t2 == NULL || ak == NULL) goto done;
+    if (X509_CRL_set_version(crl, 1) != 1 || X509_CRL_set_issuer_name(crl, name) != 1
+        || X509_CRL_set1_lastUpdate(crl, t1) != 1 || X509_CRL_set1_nextUpdate(crl, t2) != 1) goto done;
+    for (size_t i = 0; i < count; i++) {
+        X509_REVOKED *r = X509_REVOKED_new();
+        ASN1_INTEGER *serial = ASN1_INTEGER_new();
+        int fine = r != NULL && serial != NULL && ASN1_STRING_set(serial, serials[i], (int)serial_lens[i]) == 1
+            && X509_REVOKED_set_serialNumber(r, serial) == 1 && X509_REVOKED_set_revocationDate(r, t1) == 1
+            && X509_CRL_add0_revoked(crl, r) == 1;
+        ASN1_INTEGER_free(serial);
+        if (!fine) { X509_REVOKED_free(r); goto done; }
+    }
+    if (akid_len > 0) {
+        ak->keyid = ASN1_OCTET_STRING_new();
+        if (ak->keyid == NULL || ASN1_OCTET_STRING_set(ak->keyid, akid, (int)akid_len) != 1
+            || X509_CRL_add1_ext_i2d(crl, NID_authority_key_identifier, ak, 0, X509V3_ADD_DEFAULT) != 1) goto done;
+    }
+    if (X509_CRL_sort(crl) != 1 || X509_CRL_sign(crl, pkey, EVP_sha256()) <= 0) goto done;
+    unsigned char *buf = NULL;
+    int n = i2d_X509_CRL(crl, &buf);
+    if (n <= 0) goto done;
+    *out = buf;
+    *out_len = (size_t)n;
+    ok = 1;
+done:
+    AUTHORITY_KEYID_free(ak);
+    ASN1_TIME_free(t1);
+    ASN1_TIME_free(t2);
+    X509_NAME_free(name);
+    X509_CRL_free(crl);
     return ok;
 }

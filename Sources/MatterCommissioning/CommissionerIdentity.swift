@@ -36,6 +36,8 @@ public struct CommissioningOptions: Sendable {
     /// Accept devices attested with test/development credentials (never by default).
     public var allowTestDevices: Bool
     public var revocationSet: RevocationSet?
+    /// CRLs of PAAs and PAIs (the trust store's, from the DCL).
+    public var crls: [AttestationCRL] = []
     public var discoveryTimeout: Duration
     public var operationalDiscoveryTimeout: Duration
     public var failSafeSeconds: UInt16

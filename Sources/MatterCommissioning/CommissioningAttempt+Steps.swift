@@ -63,7 +63,7 @@ extension CommissioningAttempt {
         let nonce = SecureRandom.bytes(32)
         let response = try await im(.deviceAttestation) { try await client.invoke(OC.AttestationRequest(attestationNonce: nonce), endpoint: 0) }
         let verifier = DeviceAttestationVerifier(trustStore: options.trustStore, revocationSet: options.revocationSet,
-                                                 allowTestDevices: options.allowTestDevices)
+                                                 crls: options.crls, allowTestDevices: options.allowTestDevices)
         let now = MatterEpochTime(unixSeconds: options.clock())?.certificateTime ?? .noWellDefinedExpiration
         let verdict = verifier.verify(AttestationInformation(
             attestationElements: response.attestationElements, attestationChallenge: await attestationChallenge(),
@@ -75,6 +75,7 @@ extension CommissioningAttempt {
                                      reason: "\(verdict.result.message)\(detail)", hint: verdict.result.remedy,
                                      attestationResult: verdict.result)
         }
+        warnings += verdict.warnings.map { "\(label): \($0)" }
         if verdict.usesTestCredentials {
             warnings.append("\(label) uses test or development attestation credentials; it was accepted because test devices are allowed")
         }

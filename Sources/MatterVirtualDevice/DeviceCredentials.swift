@@ -13,16 +13,17 @@ struct DeviceCredentials: Sendable {
     let certificationDeclaration: [UInt8]
 
     /// `cdVendorID` is normally the device's vendor ID; the `cd-vendor-mismatch` fault passes another.
-    init(vendorID: UInt16, productID: UInt16, deviceType: UInt32, cdVendorID: UInt16) throws(VirtualDeviceError) {
+    init(vendorID: UInt16, productID: UInt16, deviceType: UInt32, cdVendorID: UInt16,
+         chain: AttestationCredentials? = nil) throws(VirtualDeviceError) {
         guard let dac = Data(base64Encoded: Self.developmentDACBase64), let pai = Data(base64Encoded: Self.developmentPAIBase64),
               let key = Data(base64Encoded: Self.developmentDACKeyBase64),
               let cdCert = Data(base64Encoded: Self.testCDSigningCertBase64) else {
             throw .credentials("the embedded attestation credentials are not valid base64")
         }
-        self.dac = Array(dac)
-        self.pai = Array(pai)
+        self.dac = chain?.dac ?? Array(dac)
+        self.pai = chain?.pai ?? Array(pai)
         do {
-            dacKey = try P256PrivateKey(derRepresentation: Array(key))
+            dacKey = try chain?.dacKey ?? P256PrivateKey(derRepresentation: Array(key))
             let signer = try P256PrivateKey(pemRepresentation: Self.testCDSigningKeyPEM)
             let signerCert = try X509Certificate(derEncoded: Array(cdCert))
             guard let skid = signerCert.subjectKeyIdentifier else {

@@ -72,7 +72,8 @@ public actor VirtualDevice {
         let basic = CommissioningWindow(kind: .basic, verifier: verifier, salt: salt, iterations: UInt32(c.pbkdfIterations),
                                         discriminator: c.discriminator)
         let credentials = try DeviceCredentials(vendorID: c.vendorID, productID: c.productID, deviceType: c.kind.deviceType,
-                                                cdVendorID: c.faults.contains(.cdVendorMismatch) ? 0xFFF2 : c.vendorID)
+                                                cdVendorID: c.faults.contains(.cdVendorMismatch) ? 0xFFF2 : c.vendorID,
+                                                chain: c.attestation)
         let store = c.stateDirectory.map { DeviceStateStore(directory: $0) }
         var state = try store?.load() ?? DeviceState()
         state.bootCount &+= 1

@@ -1,3 +1,5 @@
+import MatterCrypto
+
 /// What a virtual device is: its identity, its setup code and how it misbehaves on purpose.
 public struct VirtualDeviceConfiguration: Sendable {
     /// What endpoint 1 is.
@@ -29,6 +31,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     public var advertises: Bool
     /// Opens the UDP socket inside this network namespace (e.g. /run/netns/NAME), if set.
     public var netnsPath: String?
+    /// A DAC/PAI chain to attest with instead of the SDK's development DAC (e.g. a generated,
+    /// production-like chain); the CD is still signed with the CSA test key.
+    public var attestation: AttestationCredentials?
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,
@@ -45,6 +50,19 @@ public struct VirtualDeviceConfiguration: Sendable {
         self.pbkdfIterations = pbkdfIterations
         self.advertises = advertises
         self.netnsPath = netnsPath
+    }
+}
+
+/// The DAC, its PAI and the DAC's private key a virtual device attests with.
+public struct AttestationCredentials: Sendable {
+    public var dac: [UInt8]
+    public var pai: [UInt8]
+    public var dacKey: P256PrivateKey
+
+    public init(dac: [UInt8], pai: [UInt8], dacKey: P256PrivateKey) {
+        self.dac = dac
+        self.pai = pai
+        self.dacKey = dacKey
     }
 }
 

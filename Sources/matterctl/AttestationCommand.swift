@@ -7,7 +7,7 @@ struct AttestationCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "attestation",
         abstract: "Verify device attestation credentials (DAC, PAI, CD) against a PAA trust store",
-        subcommands: [Verify.self])
+        subcommands: [Verify.self, TrustStoreCommand.self])
 
     /// `matterctl attestation verify --dac F --pai F --paa-store DIR ...`
     struct Verify: ParsableCommand {

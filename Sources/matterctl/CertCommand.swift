@@ -6,8 +6,8 @@ import MatterCertificates
 struct CertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "cert",
-        abstract: "Decode or convert Matter certificates (TLV <-> X.509 DER)",
-        subcommands: [Decode.self, Convert.self])
+        abstract: "Decode, convert or verify Matter certificates (TLV <-> X.509 DER)",
+        subcommands: [Decode.self, Convert.self, CertVerifyCommand.self])
 
     static let input = ArgumentDeclaration(
         "certificate",

@@ -10,9 +10,11 @@ struct CommissionCommand: ParsableCommand {
         discussion: """
             Commissions every device of each code onto the hub's fabric (several at once, each with its own \
             node ID), printing each step with its time, and records it in the home (name, room). \
-            Attestation is strict: the device's DAC must chain to a PAA in --paa-store (a folder of DER/PEM \
-            PAA certificates, as chip-tool's --paa-trust-store-path); devices with test credentials are \
-            refused unless --allow-test-devices is given. Exit 1 naming the failed step, the device and \
+            Attestation is strict: the device's DAC must chain to a trusted PAA: the production PAAs built \
+            into matterctl plus the trust-store/ folder of the state directory ('matterctl attestation \
+            trust-store' lists and updates them, with the DCL's CRLs), or only those in --paa-store (a folder \
+            of DER/PEM PAA certificates, as chip-tool's --paa-trust-store-path); devices with test credentials \
+            are refused unless --allow-test-devices is given. Exit 1 naming the failed step, the device and \
             what to try; the device's fail-safe is disarmed and nothing is recorded.
 
             With --pase-only (like chip-tool's code-paseonly) it finds one device by the code's \
@@ -25,7 +27,7 @@ struct CommissionCommand: ParsableCommand {
         options: [
             .value("--name", "N", help: "the device's name in the home (also written as its NodeLabel)"),
             .value("--room", "R", help: "the room to put it in (created when new)"),
-            .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files)"),
+            .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files), instead of the default store"),
             .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
             .flag("--pase-only", help: "only discover the device and establish a PASE session"),
             .value("--timeout", "S", help: "how long discovery may take (default 15 s)"),

@@ -3,6 +3,7 @@ import MatterCertificates
 import MatterCommissioning
 import MatterHome
 import MatterTLV
+import MatterTrustStore
 
 /// The hub commands: commission, devices, rooms, read, invoke, unpair.
 enum HomeCommands {
@@ -10,26 +11,27 @@ enum HomeCommands {
         do { return try await Home.open(stateDirectory: state) } catch { throw CommandFailure(error.description) }
     }
 
-    /// Loads every DER/PEM certificate in `dir` as a PAA trust store.
-    static func trustStore(_ dir: String?) throws -> PAATrustStore {
-        guard let dir else { return PAATrustStore() }
-        let fm = FileManager.default
-        guard let names = try? fm.contentsOfDirectory(atPath: dir) else {
-            throw CommandFailure("cannot read the PAA trust store folder \(dir)")
+    /// The PAAs and CRLs to attest with: `--paa-store DIR` alone when given, else the default
+    /// store (the bundled production roots plus the state directory's trust-store/).
+    static func trustStore(_ dir: String?, state: String) throws -> TrustStore {
+        do throws(TrustStoreError) {
+            let store: TrustStore
+            if let dir { store = try TrustStore.folderOnly(dir) } else { store = try TrustStore.load(stateDirectory: state) }
+            for w in store.warnings { Output.err("warning: \(w)") }
+            return store
+        } catch {
+            throw CommandFailure(error.message)
         }
-        let files = names.sorted().compactMap { name -> (name: String, contents: [UInt8])? in
-            guard let data = fm.contents(atPath: dir + "/" + name) else { return nil }
-            return (name, [UInt8](data))
-        }
-        return PAATrustStore(files: files)
     }
 
     static func commission(codes: [String], state: String, name: String?, room: String?, paaStore: String?,
                            allowTestDevices: Bool, timeout: Int, json: Bool) async throws -> Int32 {
         let home = try await open(state)
         defer { Task { await home.close() } }
-        let options = CommissioningOptions(trustStore: try trustStore(paaStore), allowTestDevices: allowTestDevices,
+        let trust = try trustStore(paaStore, state: state)
+        var options = CommissioningOptions(trustStore: trust.paaTrustStore, allowTestDevices: allowTestDevices,
                                            discoveryTimeout: .seconds(timeout))
+        options.crls = trust.crls
         if allowTestDevices && !json {
             Output.err("warning: devices with test attestation credentials will be accepted (--allow-test-devices)")
         }

@@ -28,17 +28,17 @@ struct HubCommand: ParsableCommand {
                 .value("--listen", "ADDR", help: "an address to listen on (repeatable; default 127.0.0.1 and ::1)",
                        repeatable: true),
                 .value("--port", "N", help: "TCP port (default 5580)"),
-                .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files)"),
+                .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files), instead of the default store"),
                 .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
                 .flag("--require-token", help: "require the API token on loopback too"),
             ],
             examples: ["matterctl hub serve", "matterctl hub serve --listen 192.168.1.10 --port 5580"])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            var configuration = HubServer.Configuration(
-                stateDirectory: args.stateDirectory,
-                options: CommissioningOptions(trustStore: try HomeCommands.trustStore(args.value("--paa-store")),
-                                              allowTestDevices: args.flag("--allow-test-devices")))
+            let trust = try HomeCommands.trustStore(args.value("--paa-store"), state: args.stateDirectory)
+            var options = CommissioningOptions(trustStore: trust.paaTrustStore, allowTestDevices: args.flag("--allow-test-devices"))
+            options.crls = trust.crls
+            var configuration = HubServer.Configuration(stateDirectory: args.stateDirectory, options: options)
             configuration.listen = args.values("--listen")
             configuration.port = try args.integer("--port", as: UInt16.self) ?? 5580
             configuration.requireToken = args.flag("--require-token")

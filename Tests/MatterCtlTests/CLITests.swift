@@ -49,6 +49,14 @@ import TestSupport
     static let cases: [String: Case] = [
         "attestation verify": Case(arguments: ["--dac", "/nonexistent/dac.der", "--pai", "/nonexistent/pai.der",
                                                "--paa-store", "/nonexistent"], usesHubState: false, status: 1),
+        "attestation trust-store add": Case(arguments: ["/nonexistent/paa.pem"], usesHubState: true, status: 1, createsState: false),
+        "attestation trust-store list": Case(arguments: [], usesHubState: true, status: 0, createsState: false),
+        // Removing a built-in root (IKEA's) writes the distrust into trust-store/store.json.
+        "attestation trust-store remove": Case(arguments: ["6B318CFCE99920D7328F5F436D5EA332B8B75D9A"], usesHubState: true,
+                                               status: 0),
+        "attestation trust-store update": Case(arguments: ["--from-dir", "/nonexistent"], usesHubState: true, status: 1,
+                                               createsState: false),
+        "cert verify": Case(arguments: [certificate], usesHubState: false, status: 0),
         "cert convert": Case(arguments: [certificate, "--to", "der"], usesHubState: false, status: 0),
         "cert decode": Case(arguments: [certificate], usesHubState: false, status: 0),
         "commission": Case(arguments: ["34970112332", "--timeout", "1"], usesHubState: true, status: 1),

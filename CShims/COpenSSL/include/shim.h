@@ -15,6 +15,7 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/crypto.h>
+#include <openssl/x509.h>
 
 // MARK: Entropy and memory
 
@@ -111,5 +112,33 @@ int mh_p256_scalar_reduce(const uint8_t *in, size_t len, uint8_t *out32);
 int mh_p256_scalar_mul(const uint8_t *a32, const uint8_t *b32, uint8_t *out32);
 /// 1 if 0 < scalar < n.
 int mh_p256_scalar_is_valid(const uint8_t *a32);
+
+// MARK: Certificate revocation lists (X509_CRL), as the DCL publishes them
+
+/// Parses a DER CertificateList; NULL when it is malformed or bytes follow it.
+X509_CRL *mh_crl_decode(const uint8_t *der, size_t len);
+void mh_crl_free(X509_CRL *crl);
+/// The issuer Name, DER. *out must be released with mh_free.
+int mh_crl_issuer(const X509_CRL *crl, uint8_t **out, size_t *out_len);
+/// thisUpdate and nextUpdate as Unix seconds; *has_next is 0 when nextUpdate is absent.
+int mh_crl_times(const X509_CRL *crl, int64_t *this_update, int64_t *next_update, int *has_next);
+/// 1 when the signature algorithm is ecdsa-with-SHA256.
+int mh_crl_is_ecdsa_sha256(const X509_CRL *crl);
+/// The authority key identifier's keyIdentifier: 1 and the bytes when present, 0 when absent,
+/// -1 when the extension is malformed. *out must be released with mh_free.
+int mh_crl_authority_key_id(const X509_CRL *crl, uint8_t **out, size_t *out_len);
+/// The number of revoked entries.
+int mh_crl_revoked_count(const X509_CRL *crl);
+/// The serial number of entry i as an unsigned big-endian magnitude (at most cap bytes).
+/// *has_issuer is 1 when the entry has a certificateIssuer extension (indirect CRL).
+int mh_crl_revoked_serial(const X509_CRL *crl, int i, uint8_t *out, size_t cap, size_t *out_len, int *has_issuer);
+/// 1 when the CRL's signature verifies with pkey, 0 when it does not, -1 on error.
+int mh_crl_verify(X509_CRL *crl, EVP_PKEY *pkey);
+/// Issues a v2 CRL signed with ecdsa-with-SHA256 (for tests and the DCL stand-in): issuer is a
+/// DER Name, serials are count big-endian magnitudes (lengths in serial_lens), akid (20 bytes)
+/// becomes the authority key identifier. *out must be released with mh_free.
+int mh_crl_issue(EVP_PKEY *pkey, const uint8_t *issuer, size_t issuer_len, int64_t this_update, int64_t next_update,
+                 const uint8_t *const *serials, const size_t *serial_lens, size_t count,
+                 const uint8_t *akid, size_t akid_len, uint8_t **out, size_t *out_len);
 
 #endif

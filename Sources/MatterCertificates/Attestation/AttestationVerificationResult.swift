@@ -110,7 +110,8 @@ public enum AttestationVerificationResult: String, Sendable, Hashable, CaseItera
         case .testPAARejected, .testCDSigningKeyRejected, .certificationTypeTestRejected:
             return "this is a development device; commission it only if you trust it, with test devices allowed (--allow-test-devices)"
         case .paaNotFound:
-            return "the manufacturer's PAA is not trusted: update the PAA trust store (DCL), or contact the manufacturer"
+            return "the manufacturer's PAA is not trusted: run 'matterctl attestation trust-store update' (the DCL's PAAs), "
+                + "or 'matterctl attestation trust-store add FILE' with the PAA the manufacturer publishes"
         case .dacExpired, .dacNotYetValid:
             return "check this hub's clock; if it is right, the device's certificate is out of date: contact the manufacturer"
         case .paiRevoked, .dacRevoked, .paiAndDacRevoked:

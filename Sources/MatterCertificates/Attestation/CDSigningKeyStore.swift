@@ -31,6 +31,15 @@ public struct CDSigningKeyStore: Sendable {
         return store
     }()
 
+    /// The CSA's CD signing certificates built in (production keys, then the test key), for listing.
+    public static var csaSigningCertificates: [(certificate: X509Certificate, isTestKey: Bool)] {
+        let all = CSACertificationDeclarationCertificates.production.map { ($0.base64, false) }
+            + [(CSACertificationDeclarationCertificates.test.base64, true)]
+        return all.compactMap { b64, isTest in
+            AttestationPEM.base64Decode(Array(b64.utf8)).flatMap { try? X509Certificate(derEncoded: $0) }.map { ($0, isTest) }
+        }
+    }
+
     /// The CSA "Matter Certification and Testing CA" certificate.
     public static var csaRootCertificate: X509Certificate? {
         AttestationPEM.base64Decode(Array(CSACertificationDeclarationCertificates.root.utf8))

@@ -44,6 +44,8 @@ public struct AttestationVerification: Sendable, Hashable {
     public var certificationDeclaration: CertificationElements?
     /// True when any test credential (PAA, CD key, certification type 0) was involved.
     public var usesTestCredentials: Bool = false
+    /// What the user should know even though attestation succeeded (e.g. a stale CRL).
+    public var warnings: [String] = []
 
     public var isSuccess: Bool { result.isSuccess }
 }
@@ -64,19 +66,25 @@ public struct AttestationVerification: Sendable, Hashable {
 /// 9. The CD is signed by a trusted CSA key (the test key only with `allowTestDevices`) and its
 ///    content matches the device: format version, certification type, VID, PID, DAC origin,
 ///    authorized PAAs.
-/// 10. Neither DAC nor PAI is in the revocation set.
+/// 10. Neither DAC nor PAI is in the revocation set nor on a CRL of its issuer; a CRL of the
+///     chain past its nextUpdate by more than `crlStaleAfterSeconds` gives a warning.
 public struct DeviceAttestationVerifier: Sendable {
     public var trustStore: PAATrustStore
     public var cdSigningKeys: CDSigningKeyStore
     public var revocationSet: RevocationSet?
+    /// CRLs of PAAs and PAIs (from the DCL's revocation distribution points).
+    public var crls: [AttestationCRL]
+    /// How long past its nextUpdate a CRL may be before attestation warns that it is stale.
+    public var crlStaleAfterSeconds: Int64 = 7 * 86_400
     /// Accept test PAAs, the CSA test CD key and development/test certification declarations.
     public var allowTestDevices: Bool
 
     public init(trustStore: PAATrustStore, cdSigningKeys: CDSigningKeyStore = .csa,
-                revocationSet: RevocationSet? = nil, allowTestDevices: Bool = false) {
+                revocationSet: RevocationSet? = nil, crls: [AttestationCRL] = [], allowTestDevices: Bool = false) {
         self.trustStore = trustStore
         self.cdSigningKeys = cdSigningKeys
         self.revocationSet = revocationSet
+        self.crls = crls
         self.allowTestDevices = allowTestDevices
     }
 
@@ -108,7 +116,7 @@ public struct DeviceAttestationVerifier: Sendable {
             let device = DeviceIdentity(vendorID: info.vendorID, productID: info.productID, ids: ids, chain: chain)
             report.certificationDeclaration = try verifyCertificationDeclaration(elements.certificationDeclaration,
                                                                                  device: device, report: &report)
-            try checkRevocation(parsed)
+            try checkRevocation(parsed, chain: chain, at: now, report: &report)
         } catch {
             report.result = error.result
             report.detail = error.detail
@@ -136,7 +144,7 @@ public struct DeviceAttestationVerifier: Sendable {
                                             productID: productID ?? ids.dac.productID ?? 0, ids: ids, chain: chain)
                 report.certificationDeclaration = try verifyCertificationDeclaration(cd, device: device, report: &report)
             }
-            try checkRevocation(parsed)
+            try checkRevocation(parsed, chain: chain, at: now, report: &report)
         } catch {
             report.result = error.result
             report.detail = error.detail
@@ -227,7 +235,7 @@ public struct DeviceAttestationVerifier: Sendable {
             throw Failure(.paiFormatInvalid, "the PAI has no authority key identifier")
         }
         guard let paa = trustStore.certificate(forSubjectKeyIdentifier: paiAKID, issuerName: p.pai.issuer.encoded) else {
-            throw Failure(.paaNotFound, "no PAA with subject key identifier \(Self.hex(paiAKID))")
+            throw Failure(.paaNotFound, Self.missingPAADescription(pai: p.pai, keyIdentifier: paiAKID))
         }
         report.paaName = paa.subject.first(AttestationVendorProduct.commonNameAttribute)?.stringValue
         report.paaSubjectKeyIdentifier = paiAKID
@@ -335,14 +343,43 @@ public struct DeviceAttestationVerifier: Sendable {
         return content
     }
 
-    private func checkRevocation(_ p: ParsedPair) throws(Failure) {
-        guard let revocationSet else { return }
-        switch (revocationSet.isRevoked(p.dac), revocationSet.isRevoked(p.pai)) {
-        case (true, true): throw Failure(.paiAndDacRevoked)
-        case (true, false): throw Failure(.dacRevoked, "DAC serial \(Self.hex(p.dac.serialNumber))")
-        case (false, true): throw Failure(.paiRevoked, "PAI serial \(Self.hex(p.pai.serialNumber))")
+    private func checkRevocation(_ p: ParsedPair, chain: Chain, at now: ASN1Time,
+                                 report: inout AttestationVerification) throws(Failure) {
+        let nowSeconds = now.unixSeconds
+        for crl in crls where crl.covers(issuer: p.pai) || crl.covers(issuer: chain.paa) {
+            let late = crl.secondsPastNextUpdate(at: nowSeconds)
+            if late > crlStaleAfterSeconds, let next = crl.crl.nextUpdate {
+                let date = (try? ASN1Time(unixSeconds: next))?.iso8601 ?? "\(next)"
+                report.warnings.append("the CRL \(crl.name) is \(late / 86_400) days past its nextUpdate (\(date)); "
+                                       + "revocations since then are unknown: run 'matterctl attestation trust-store update'")
+            }
+        }
+        let dacCRL = crls.first { $0.revokes(p.dac) }
+        let paiCRL = crls.first { $0.revokes(p.pai) }
+        let dacInSet = revocationSet?.isRevoked(p.dac) ?? false
+        let paiInSet = revocationSet?.isRevoked(p.pai) ?? false
+        func source(_ crl: AttestationCRL?) -> String { crl.map { "on the CRL \($0.name)" } ?? "in the revocation set" }
+        let dacRevoked = dacCRL != nil || dacInSet, paiRevoked = paiCRL != nil || paiInSet
+        let dacText = "DAC serial \(Self.hex(p.dac.serialNumber)) \(source(dacCRL))"
+        let paiText = "PAI serial \(Self.hex(p.pai.serialNumber)) \(source(paiCRL))"
+        switch (dacRevoked, paiRevoked) {
+        case (true, true): throw Failure(.paiAndDacRevoked, dacText + "; " + paiText)
+        case (true, false): throw Failure(.dacRevoked, dacText)
+        case (false, true): throw Failure(.paiRevoked, paiText)
         case (false, false): return
         }
+    }
+
+    /// Names the PAA a PAI chains to when it is not in the trust store: its subject, key
+    /// identifier and vendor ID, as the PAI states them, and what to run.
+    static func missingPAADescription(pai: X509Certificate, keyIdentifier: [UInt8]) -> String {
+        let issuer = pai.issuer
+        let cn = issuer.first(AttestationVendorProduct.commonNameAttribute)?.stringValue ?? "(no common name)"
+        let vid = (try? AttestationVendorProduct(subjectAttributes: issuer.attributes.map { ($0.type, $0.value) }))?.vendorID
+        let colon = keyIdentifier.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")
+        return "the device chains to the PAA '\(cn)'\(vid.map { ", vendor ID \(hex($0))" } ?? ""), subject key ID \(colon), "
+            + "which is not in the trust store; run 'matterctl attestation trust-store update' to fetch the DCL's PAAs, "
+            + "or 'matterctl attestation trust-store add FILE' with the vendor's PAA certificate"
     }
 
     // MARK: - Helpers

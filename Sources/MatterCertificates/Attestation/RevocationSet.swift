@@ -96,7 +96,7 @@ public struct RevocationSet: Sendable, Hashable, Decodable {
         Array(bytes.drop { $0 == 0 })
     }
 
-    static func hexDecode(_ s: String) -> [UInt8]? {
+    package static func hexDecode(_ s: String) -> [UInt8]? {
         let chars = Array(s.utf8)
         guard chars.count % 2 == 0 else { return nil }
         var out: [UInt8] = []

@@ -37,6 +37,28 @@ public enum MatterCertificateValidator {
         return cert
     }
 
+    /// Validates ICAC <- RCAC: the root as in `validateRoot`, the ICAC's role and profile, that
+    /// it is a CA with keyCertSign, issued by the root (names, key identifiers, signature), the
+    /// root's path length allows it, fabric IDs agree, and, when `now` is given, both validities.
+    public static func validateIntermediate(_ icac: MatterCertificate, rcac: MatterCertificate,
+                                            now: MatterEpochTime?) throws(CertificateError) {
+        try validateRoot(rcac)
+        try requireRole(icac, .intermediate)
+        try commonChecks(icac, "ICAC")
+        try requireCA(icac, "ICAC")
+        try checkIssued(icac, by: rcac, "ICAC", "RCAC")
+        if let p = rcac.basicConstraints?.pathLengthConstraint, p < 1 {
+            throw .pathLengthExceeded("RCAC path length \(p) allows no ICAC")
+        }
+        if let a = icac.subject.fabricID, let b = rcac.subject.fabricID, a != b {
+            throw .fabricIDMismatch("ICAC fabric \(a) differs from RCAC fabric \(b)")
+        }
+        if let now {
+            try checkValidity(icac, now: now, "ICAC")
+            try checkValidity(rcac, now: now, "RCAC")
+        }
+    }
+
     /// Validates NOC <- ICAC? <- RCAC and returns the identity the NOC proves.
     ///
     /// Checks, in order: each certificate's role (node, ICA, root) and profile (SKID and AKID

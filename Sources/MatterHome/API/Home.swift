@@ -176,7 +176,8 @@ public final class MatterCommissioningRequest: Sendable {
         -> [Result<CommissioningResult, CommissioningError>] {
         let session = try structure.activeSession()
         try? session.markPerforming()
-        let opts = options ?? CommissioningOptions(trustStore: PAATrustStore())
+        let opts: CommissioningOptions
+        if let options { opts = options } else { opts = try CommissioningOptions.defaultTrustStore(stateDirectory: structure.hub.stateDirectory) }
         return try await structure.hub.commission(code: payload, session: session, name: name, room: room?.id, options: opts,
                                                   onStep: onStep)
     }

@@ -9,9 +9,12 @@ public final class HomeMatterCommissioner: Sendable {
     public let options: CommissioningOptions
     private let lastCommissioned = LockedValue<[UInt64]>([])
 
-    public init(stateDirectory: String, options: CommissioningOptions = CommissioningOptions(trustStore: PAATrustStore())) async throws(HomeError) {
+    /// Without `options`, attestation uses the state directory's default trust store.
+    public init(stateDirectory: String, options: CommissioningOptions? = nil) async throws(HomeError) {
         home = try await Home.open(stateDirectory: stateDirectory)
-        self.options = options
+        if let options { self.options = options } else {
+            self.options = try CommissioningOptions.defaultTrustStore(stateDirectory: stateDirectory)
+        }
     }
 
     /// A commissioner over an existing hub (e.g. one with injected DNS-SD).

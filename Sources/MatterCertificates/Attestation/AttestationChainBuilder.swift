@@ -1,21 +1,20 @@
-import MatterCertificates
 import MatterCrypto
 
-/// Issues PAA -> PAI -> DAC chains with fresh keys and any vendor ID, for tests that need a
-/// chain that is not one of the SDK's test PAAs (a production-like vendor).
-struct AttestationChainBuilder {
-    struct Issued {
-        let der: [UInt8]
-        let key: P256PrivateKey
-        let subject: [UInt8]
-        let keyID: [UInt8]
+/// Issues PAA -> PAI -> DAC chains with fresh keys and any vendor ID, for tests and the DCL
+/// stand-in that need a chain that is not one of the SDK's test PAAs (a production-like vendor).
+package struct AttestationChainBuilder {
+    package struct Issued: Sendable {
+        package let der: [UInt8]
+        package let key: P256PrivateKey
+        package let subject: [UInt8]
+        package let keyID: [UInt8]
     }
 
-    static let from = try! ASN1Time(year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0)
-    static let until = try! ASN1Time(year: 2034, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+    package static let from = try! ASN1Time(year: 2024, month: 1, day: 1, hour: 0, minute: 0, second: 0)
+    package static let until = try! ASN1Time(year: 2034, month: 1, day: 1, hour: 0, minute: 0, second: 0)
 
     /// A Name with a common name and the Matter VID/PID attributes.
-    static func name(_ cn: String, vid: UInt16?, pid: UInt16?) -> [UInt8] {
+    package static func name(_ cn: String, vid: UInt16?, pid: UInt16?) -> [UInt8] {
         func rdn(_ oid: ASN1ObjectIdentifier, _ value: [UInt8]) -> [UInt8] {
             DERWriter.set([DERWriter.sequence([DERWriter.objectIdentifier(oid), value])])
         }
@@ -30,8 +29,8 @@ struct AttestationChainBuilder {
     }
 
     /// One certificate of `role`, signed by `issuer` (self-signed when nil).
-    static func issue(_ role: AttestationCertificateRole, cn: String, vid: UInt16?, pid: UInt16?,
-                      issuer: Issued?, serial: UInt8) throws -> Issued {
+    package static func issue(_ role: AttestationCertificateRole, cn: String, vid: UInt16?, pid: UInt16?,
+                              issuer: Issued?, serial: UInt8, notBefore: ASN1Time = from, notAfter: ASN1Time = until) throws -> Issued {
         let key = P256PrivateKey()
         let subject = name(cn, vid: vid, pid: pid)
         let keyID = Array(SHA256.hash(key.publicKey.x962Representation).prefix(20))
@@ -62,7 +61,7 @@ struct AttestationChainBuilder {
             DERWriter.integer(Int64(serial)),
             algorithm,
             issuer?.subject ?? subject,
-            DERWriter.sequence([from.derEncoded, until.derEncoded]),
+            DERWriter.sequence([notBefore.derEncoded, notAfter.derEncoded]),
             subject,
             spki,
             DERWriter.explicit(3, [DERWriter.sequence(extensions)]),
@@ -73,7 +72,7 @@ struct AttestationChainBuilder {
     }
 
     /// A complete chain for `vid`/`pid`.
-    static func chain(vid: UInt16, pid: UInt16) throws -> (paa: Issued, pai: Issued, dac: Issued) {
+    package static func chain(vid: UInt16, pid: UInt16) throws -> (paa: Issued, pai: Issued, dac: Issued) {
         let paa = try issue(.paa, cn: "Acme PAA", vid: vid, pid: nil, issuer: nil, serial: 1)
         let pai = try issue(.pai, cn: "Acme PAI", vid: vid, pid: pid, issuer: paa, serial: 2)
         let dac = try issue(.dac, cn: "Acme DAC", vid: vid, pid: pid, issuer: pai, serial: 3)
