@@ -14,6 +14,7 @@ import Testing
     /// timer retransmits on both in the same pass; the first retransmission blocks in `send`.
     struct Setup {
         let manager: ExchangeManager
+        let clock: ManualClock
         let gate: GatedTransport
         let sessions: [PeerAddress: SessionHandle]
         let exchanges: [PeerAddress: Exchange]
@@ -23,7 +24,8 @@ import Testing
         let net = MemoryNetwork()
         let gate = GatedTransport(inner: net.makeEndpoint())
         let peers = [net.makeEndpoint(), net.makeEndpoint()]  // nobody reads them: nothing is acked
-        let manager = ExchangeManager(transport: gate, random: { 0 })
+        let clock = ManualClock()
+        let manager = ExchangeManager(transport: gate, clock: clock, random: { 0 })
         var sessions: [PeerAddress: SessionHandle] = [:], exchanges: [PeerAddress: Exchange] = [:]
         for (i, peer) in peers.enumerated() {
             let key = SecretBytes(Array(repeating: UInt8(i + 1), count: 16))
@@ -37,7 +39,8 @@ import Testing
         for e in exchanges.values { try await e.send(proto, opcode: 1, payload: [1]) }
         gate.arm()  // the next send (the timer's first retransmission) waits for release()
         await manager.start()
-        return Setup(manager: manager, gate: gate, sessions: sessions, exchanges: exchanges)
+        clock.advance(by: .milliseconds(25))  // both first retransmissions are due (22 ms)
+        return Setup(manager: manager, clock: clock, gate: gate, sessions: sessions, exchanges: exchanges)
     }
 
     /// A send on the other session during the timer's await takes the next counter; the next
@@ -65,6 +68,7 @@ import Testing
         let other = try #require(s.sessions.keys.first { $0 != blocked })
         await s.manager.removeSession(s.sessions[other]!)
         s.gate.release()
+        s.clock.advance(by: .milliseconds(30))  // the next retransmission (22 ms later)
         try await s.gate.waitForFrames(to: blocked, count: 3)  // the timer has run again since
         #expect(await s.manager.secureSession(s.sessions[other]!) == nil)
         await s.manager.shutdown()
