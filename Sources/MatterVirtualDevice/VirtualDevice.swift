@@ -30,7 +30,8 @@ public actor VirtualDevice {
     nonisolated let manager: ExchangeManager
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
-    private let clockStart = ContinuousClock.now
+    /// The time of the device's timers, MRP and reports.
+    nonisolated let clock: any MatterClock
     private var pase: PASEResponder?
     private var caseResponder: CASEResponder?
     private var commissionableAdvert: AvahiAdvertisement?
@@ -49,8 +50,10 @@ public actor VirtualDevice {
         try await self.init(configuration: configuration, transport: transport)
     }
 
-    /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint).
-    package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport) async throws(VirtualDeviceError) {
+    /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint) and clock
+    /// (tests use a `ManualClock` to move time on).
+    package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport,
+                 clock: any MatterClock = SystemClock()) async throws(VirtualDeviceError) {
         try Self.validate(c)
         let payload = SetupPayload(kind: .qrCode, vendorID: c.vendorID, productID: c.productID, commissioningFlow: .standard,
                                    discoveryCapabilities: .onNetwork, discriminator: .long(c.discriminator), passcode: c.passcode)
@@ -82,8 +85,9 @@ public actor VirtualDevice {
         productID = c.productID
         faults = c.faults
         advertises = c.advertises
-        manager = ExchangeManager(transport: transport)
-        core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state)
+        self.clock = clock
+        manager = ExchangeManager(transport: transport, clock: clock)
+        core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
         server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1)
     }
 
@@ -156,9 +160,10 @@ public actor VirtualDevice {
             clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
         await manager.start()
         await core.start()
+        let clock = self.clock
         reportPump = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
+                do { try await clock.sleep(until: clock.now() + 50) } catch { return }
                 await self?.sendDueReports()
             }
         }
@@ -168,7 +173,7 @@ public actor VirtualDevice {
 
     /// Sends the subscription reports that are due, each on a new exchange to its subscriber.
     private func sendDueReports() async {
-        let now = milliseconds()
+        let now = clock.now()
         guard let next = await server.nextReportDeadline, next <= now else { return }
         for report in await server.dueReports(now: now) {
             guard let id = report.context.sessionID,
@@ -216,7 +221,7 @@ public actor VirtualDevice {
         var responder = server.exchange(context: context)
         var message = first
         while message.protocolID == .interactionModel {
-            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: await milliseconds())
+            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
             guard let reply else { break }
             if faults.contains(.dropResponses) { break }
             if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
@@ -225,11 +230,6 @@ public actor VirtualDevice {
             do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
         }
         await exchange.close()
-    }
-
-    private func milliseconds() -> UInt64 {
-        let d = ContinuousClock.now - clockStart
-        return UInt64(d.components.seconds) * 1000 + UInt64(d.components.attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: Hooks from the core
