@@ -38,6 +38,10 @@ public actor VirtualDevice {
     private var operationalAdverts: [UInt8: (OperationalAdvert, AvahiAdvertisement)] = [:]
     private let instanceName = (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
     private var started = false
+    /// Counts window changes, so a publish that finishes after a newer change is withdrawn.
+    private var windowGeneration: UInt64 = 0
+    /// The fabrics the adverts should be for (the latest `fabricsChanged`).
+    private var advertisedFabrics: Set<UInt8> = []
     private var reportPump: Task<Void, Never>?
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
@@ -194,7 +198,7 @@ public actor VirtualDevice {
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
         reportPump?.cancel()
-        commissionableAdvert?.withdraw()
+        commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil
         for (_, a) in operationalAdverts.values { a.withdraw() }
         operationalAdverts = [:]
@@ -247,6 +251,7 @@ public actor VirtualDevice {
         }
         caseResponder?.setFabrics(list)
         let indexes = Set(records.map(\.index))
+        advertisedFabrics = indexes
         // Sessions of removed fabrics end once the current response has gone out.
         let stale = await manager.secureSessions().filter {
             if case .operational(let f, _, _) = $0.peer { return !indexes.contains(f) } else { return false }
@@ -260,7 +265,7 @@ public actor VirtualDevice {
         }
         guard advertises else { return }
         for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
-            advert.withdraw()
+            advert.withdrawInBackground()
             operationalAdverts[index] = nil
         }
         let port = await manager.localPort
@@ -268,7 +273,13 @@ public actor VirtualDevice {
             let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: r.compressedFabricID, nodeID: r.nodeID),
                                            port: port, txt: sessionTXT())
             do {
-                operationalAdverts[r.index] = (advert, try AvahiAdvertisement(advert))
+                let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
+                // The fabrics may have changed while it was being published.
+                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil {
+                    operationalAdverts[r.index] = (advert, published)
+                } else {
+                    published.withdrawInBackground()
+                }
             } catch {
                 log("cannot publish \(advert.name): \(error)")
             }
@@ -280,7 +291,9 @@ public actor VirtualDevice {
             PASEResponder.Configuration(verifier: $0.verifier, salt: $0.salt, iterations: $0.iterations)
         })
         guard advertises else { return }
-        commissionableAdvert?.withdraw()
+        windowGeneration += 1
+        let generation = windowGeneration
+        commissionableAdvert?.withdrawInBackground()
         commissionableAdvert = nil
         guard let window else { return }
         var txt = sessionTXT()
@@ -293,7 +306,9 @@ public actor VirtualDevice {
         txt.pairingHint = 33
         let advert = CommissionableAdvert(instanceName: instanceName, port: await manager.localPort, txt: txt)
         do {
-            commissionableAdvert = try AvahiAdvertisement(advert)
+            let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
+            // A later change of the window (while this one was being published) wins.
+            if generation == windowGeneration { commissionableAdvert = published } else { published.withdrawInBackground() }
         } catch {
             log("cannot publish the commissionable advert: \(error)")
         }
