@@ -42,6 +42,8 @@ public actor VirtualDevice {
     private var windowGeneration: UInt64 = 0
     /// The fabrics the adverts should be for (the latest `fabricsChanged`).
     private var advertisedFabrics: Set<UInt8> = []
+    /// The latest update of the operational adverts (each waits for the one before).
+    private var advertUpdate: Task<Void, Never>?
     private var reportPump: Task<Void, Never>?
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
@@ -198,6 +200,7 @@ public actor VirtualDevice {
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
         reportPump?.cancel()
+        await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil
         for (_, a) in operationalAdverts.values { a.withdraw() }
@@ -264,6 +267,18 @@ public actor VirtualDevice {
             }
         }
         guard advertises else { return }
+        // The adverts follow in order, without holding up the command that changed the fabrics
+        // (AddNOC's response does not wait for the daemon; CASE goes to the PASE address first).
+        let previous = advertUpdate
+        advertUpdate = Task { [weak self] in
+            await previous?.value
+            await self?.updateOperationalAdverts(records)
+        }
+    }
+
+    /// Withdraws the adverts of fabrics that went and publishes those of new ones.
+    private func updateOperationalAdverts(_ records: [FabricRecord]) async {
+        let indexes = Set(records.map(\.index))
         for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
             advert.withdrawInBackground()
             operationalAdverts[index] = nil
