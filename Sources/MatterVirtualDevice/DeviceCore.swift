@@ -336,6 +336,14 @@ actor DeviceCore: InteractionDevice {
         }
     }
 
+    /// The device's own button: the light toggles itself, as a person at the switch would make
+    /// it, and subscribers get the change like any other.
+    func pressButton() {
+        state.onOff.toggle()
+        bump(1, .onOff)  // the light is endpoint 1
+        persist()
+    }
+
     private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
         switch command {
         case Clusters.OnOff.Command.off: state.onOff = false

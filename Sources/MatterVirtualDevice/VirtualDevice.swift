@@ -115,6 +115,12 @@ public actor VirtualDevice {
     /// Whether a commissioning window is open.
     public var isCommissioningWindowOpen: Bool { get async { await core.window != nil } }
 
+    /// Toggles the light from the device side (its own button): a change no controller made.
+    public func pressButton() async { await core.pressButton() }
+
+    /// Whether On/Off is on.
+    public var isOn: Bool { get async { await core.state.onOff } }
+
     /// Whether the fail-safe is armed.
     public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }
 

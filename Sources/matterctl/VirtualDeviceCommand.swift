@@ -13,7 +13,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             commissionable and _matter._tcp per fabric through avahi-daemon. Its --state is the device's \
             own state directory, never the hub's. With --count N, N devices run in this one process on \
             consecutive ports and discriminators from --port and --discriminator (state in DIR/1 ... DIR/N), \
-            each one's codes printed before the one 'ready' line.
+            each one's codes printed before the one 'ready' line. A line 'press' on stdin presses every \
+            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's.
             """,
         options: [
             .value("--passcode", "P", help: "setup passcode (default 20202021)"),
@@ -66,6 +67,7 @@ struct VirtualDeviceCommand: ParsableCommand {
         }
         Output.out("virtual-device: ready")
         fflush(nil)
+        Self.readButtonPresses(devices)
         let signal = await Self.waitForTermination()
         Output.err("virtual-device: \(signal), shutting down")
         for device in devices { await device.shutdown() }
@@ -90,6 +92,30 @@ struct VirtualDeviceCommand: ParsableCommand {
             if base.port != 0 { c.port = base.port + UInt16(i) }
             c.stateDirectory = base.stateDirectory.map { "\($0)/\(i + 1)" }
             return c
+        }
+    }
+
+    /// Reads 'press' / 'press N' lines from stdin on a thread of its own (a blocking read must not
+    /// hold a thread of the cooperative pool), until end of input.
+    static func readButtonPresses(_ devices: [VirtualDevice]) {
+        Thread.detachNewThread {
+            while let line = readLine() {
+                let words = line.split(separator: " ")
+                guard words.first == "press" else {
+                    Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button")
+                    continue
+                }
+                let chosen: [VirtualDevice]
+                if words.count == 1 {
+                    chosen = devices
+                } else if words.count == 2, let n = Int(words[1]), (1...devices.count).contains(n) {
+                    chosen = [devices[n - 1]]
+                } else {
+                    Output.err("virtual-device: 'press N' needs N from 1 to \(devices.count)")
+                    continue
+                }
+                Task { for device in chosen { await device.pressButton() } }
+            }
         }
     }
 
