@@ -11,7 +11,10 @@ struct VirtualDeviceCommand: ParsableCommand {
             Prints the QR code and manual pairing code, then 'virtual-device: ready', and answers PASE, CASE \
             and the Interaction Model on UDP until SIGTERM or SIGINT. Publishes _matterc._udp while \
             commissionable and _matter._tcp per fabric through avahi-daemon. Its --state is the device's \
-            own state directory, never the hub's.
+            own state directory, never the hub's. With --network wifi|thread its NetworkCommissioning cluster \
+            manages a simulated interface that accepts any credentials (faults wrong-network-credentials and \
+            network-not-found refuse them) and joins the operational network on ConnectNetwork; the fail-safe's \
+            expiry makes it forget them again.
             """,
         options: [
             .value("--passcode", "P", help: "setup passcode (default 20202021)"),
@@ -21,6 +24,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
             .value("--kind", "K", help: "light (default) or plug"),
+            .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
+                   + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
             .value("--fault", "F", help: "misbehave on purpose (repeatable): "
                    + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
         ])
@@ -36,6 +41,10 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let k = args.value("--kind") {
             guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light or plug") }
             c.kind = kind
+        }
+        if let n = args.value("--network") {
+            guard let network = VirtualDeviceConfiguration.Network(rawValue: n) else { throw UsageError("--network is wifi or thread") }
+            c.network = network
         }
         for f in args.values("--fault") {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
