@@ -52,10 +52,11 @@ struct DeviceHarness {
     let controller: ExchangeManager
     let address: PeerAddress
 
-    static func make(faults: Set<VirtualDeviceFault> = []) async throws -> DeviceHarness {
+    static func make(faults: Set<VirtualDeviceFault> = [], network: VirtualDeviceConfiguration.Network? = nil) async throws -> DeviceHarness {
         let net = MemoryNetwork()
         let a = net.makeEndpoint(), b = net.makeEndpoint()
-        let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, faults: faults, advertises: false)
+        let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, faults: faults, advertises: false,
+                                                network: network)
         let device = try await VirtualDevice(configuration: config, transport: b)
         await device.start()
         let controller = ExchangeManager(transport: a)
