@@ -10,11 +10,7 @@ import TestSupport
 @Suite struct NetworkCommissioningCommandTests {
     typealias NC = Clusters.NetworkCommissioning
 
-    func roundTrip<T: TLVCodable>(_ value: T) throws -> String {
-        let bytes = TLVWriter.encode(value.element(tag: .anonymous))
-        #expect(try T(element: TLVDecoder.decode(bytes)) == value)
-        return Hex.encode(bytes)
-    }
+    func roundTrip<T: TLVCodable>(_ value: T) throws -> String { try Fixtures.roundTrip(value) }
 
     @Test func encodingsFollowTheXMLTags() throws {
         // ScanNetworks: SSID 0 (octstr), Breadcrumb 1 (uint64).

@@ -20,6 +20,16 @@ import TestSupport
     static let dataset = Hex.decode(TestVectors.vectors("thread_dataset.json").first { $0.id == "ot-cli-set-active-5938" }!
         .string("tlvs")!)!
 
+    /// AddOrUpdateThreadNetwork must fail with `status`.
+    static func expectRefusal(_ status: IMStatus, _ what: String, _ pase: InteractionClient) async throws {
+        do {
+            _ = try await pase.invoke(NC.AddOrUpdateThreadNetwork(operationalDataset: dataset), endpoint: 0)
+            Issue.record("\(what) was accepted")
+        } catch let e as InteractionError {
+            #expect(e.imStatus == status, "\(what)")
+        }
+    }
+
     @Test func failSafeExpiryForgetsTheNetwork() async throws {
         let h = try await DeviceHarness.make(network: .wifi)
         defer { Task { await h.shutdown() } }
@@ -48,12 +58,7 @@ import TestSupport
         #expect(try await pase.invoke(GC.ArmFailSafe(expiryLengthSeconds: 0, breadcrumb: 0), endpoint: 0).errorCode == .ok)
         #expect(await h.device.networks.isEmpty)
         #expect(await !h.device.isOnOperationalNetwork)
-        do {
-            _ = try await pase.invoke(NC.AddOrUpdateThreadNetwork(operationalDataset: Self.dataset), endpoint: 0)
-            Issue.record("AddOrUpdateThreadNetwork succeeded without a fail-safe")
-        } catch let e as InteractionError {
-            #expect(e.imStatus == .failsafeRequired)
-        }
+        try await Self.expectRefusal(.failsafeRequired, "AddOrUpdateThreadNetwork without a fail-safe", pase)
     }
 
     /// Before ConnectNetwork the device is reachable only over PASE: Sigma1 gets no answer.
@@ -87,12 +92,7 @@ import TestSupport
         #expect(try await pase.invoke(NC.ConnectNetwork(networkID: Array("Other".utf8)), endpoint: 0).networkingStatus
                 == .networkIDNotFound)
         // A Wi-Fi interface does not take a Thread dataset: the command is not in its AcceptedCommandList.
-        do {
-            _ = try await pase.invoke(NC.AddOrUpdateThreadNetwork(operationalDataset: Self.dataset), endpoint: 0)
-            Issue.record("a Wi-Fi interface took a Thread dataset")
-        } catch let e as InteractionError {
-            #expect(e.imStatus == .unsupportedCommand)
-        }
+        try await Self.expectRefusal(.unsupportedCommand, "a Thread dataset on a Wi-Fi interface", pase)
     }
 
     @Test func wrongCredentialsFaultSetsTheLastAttributes() async throws {
