@@ -21,13 +21,13 @@ struct CommissioningHarness {
     let authority: FabricCertificateAuthority
 
     static func make(faults: Set<VirtualDeviceFault> = [], responseTimeout: Duration = .seconds(2),
-                     network simulated: VirtualDeviceConfiguration.Network? = nil,
+                     network simulated: VirtualDeviceConfiguration.Network? = nil, stateDirectory: String? = nil,
                      configure: (inout CommissioningOptions) -> Void = { _ in }) async throws -> CommissioningHarness {
         let network = MemoryNetwork()
         let controllerEndpoint = network.makeEndpoint(), deviceEndpoint = network.makeEndpoint()
         let device = try await VirtualDevice(
-            configuration: VirtualDeviceConfiguration(passcode: passcode, discriminator: discriminator, faults: faults, advertises: false,
-                                                      network: simulated),
+            configuration: VirtualDeviceConfiguration(passcode: passcode, discriminator: discriminator, stateDirectory: stateDirectory,
+                                                      faults: faults, advertises: false, network: simulated),
             transport: deviceEndpoint)
         await device.start()
         let manager = ExchangeManager(transport: controllerEndpoint)

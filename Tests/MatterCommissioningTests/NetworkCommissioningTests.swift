@@ -1,4 +1,6 @@
+import Foundation
 import MatterCommissioning
+import MatterMessaging
 import MatterCrypto
 import MatterInteraction
 import MatterNetworkCredentials
@@ -125,6 +127,21 @@ import TestSupport
         }
         let armed = await h.device.isFailSafeArmed, commissioned = await h.device.isCommissioned
         #expect(!armed && !commissioned)
+    }
+
+    /// The committed network survives a restart: the device comes back on the operational network.
+    @Test func theCommittedNetworkSurvivesARestart() async throws {
+        let dir = NSTemporaryDirectory() + "netcomm-device-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let h = try await CommissioningHarness.make(network: .thread, stateDirectory: dir) { $0.threadDataset = Self.dataset }
+        _ = try await h.commissioner.commission(h.payload, nodeID: 0x55)
+        await h.shutdown()
+        let again = try await VirtualDevice(configuration: VirtualDeviceConfiguration(stateDirectory: dir, advertises: false, network: .thread),
+                                            transport: MemoryNetwork().makeEndpoint())
+        let online = await again.isOnOperationalNetwork, commissioned = await again.isCommissioned
+        #expect(online && commissioned)
+        #expect(await again.networks == [NC.NetworkInfo(networkID: Self.dataset.extendedPANID!, connected: true)])
+        await again.shutdown()
     }
 
     /// An Ethernet device skips steps 16-17 even when credentials are given.
