@@ -4,7 +4,8 @@ import Testing
 import TestSupport
 
 /// The NetworkCommissioning cluster's wire types: encodings checked against the field tags of
-/// connectedhomeip's network-commissioning-cluster.xml (hand-assembled TLV), round trips, a
+/// connectedhomeip's network-commissioning-cluster.xml (hand-assembled TLV) and the CHIP SDK's own
+/// encodings (testvectors/network_commissioning_commands.json), round trips, a
 /// malformed-input table, seeded mutations, the status enum against the XML's names, and the
 /// secrets kept out of descriptions.
 @Suite struct NetworkCommissioningCommandTests {
@@ -92,22 +93,48 @@ import TestSupport
     ])
     func malformedInputIsRefused(_ name: String, _ type: String, _ hex: String) throws {
         let element = try TLVDecoder.decode(try #require(Hex.decode(hex), "\(name): bad hex"))
-        #expect(throws: InteractionError.self, "\(name)") { try Self.decode(type, element) }
+        #expect(throws: InteractionError.self, "\(name)") { _ = try Self.decode(type, element) }
     }
 
-    static func decode(_ type: String, _ e: TLVElement) throws(InteractionError) {
+    /// Decodes `e` as the wire type named `type`.
+    static func decode(_ type: String, _ e: TLVElement) throws(InteractionError) -> any TLVCodable {
         switch type {
-        case "ConnectNetwork": _ = try NC.ConnectNetwork(element: e)
-        case "AddOrUpdateWiFiNetwork": _ = try NC.AddOrUpdateWiFiNetwork(element: e)
-        case "AddOrUpdateThreadNetwork": _ = try NC.AddOrUpdateThreadNetwork(element: e)
-        case "NetworkConfigResponse": _ = try NC.NetworkConfigResponse(element: e)
-        case "ConnectNetworkResponse": _ = try NC.ConnectNetworkResponse(element: e)
-        case "NetworkInfo": _ = try NC.NetworkInfo(element: e)
-        case "ScanNetworksResponse": _ = try NC.ScanNetworksResponse(element: e)
-        case "WiFiScanResult": _ = try NC.WiFiScanResult(element: e)
-        case "ScanNetworks": _ = try NC.ScanNetworks(element: e)
-        default: _ = try NC.ThreadScanResult(element: e)
+        case "ScanNetworks": try NC.ScanNetworks(element: e)
+        case "ScanNetworksResponse": try NC.ScanNetworksResponse(element: e)
+        case "AddOrUpdateWiFiNetwork": try NC.AddOrUpdateWiFiNetwork(element: e)
+        case "AddOrUpdateThreadNetwork": try NC.AddOrUpdateThreadNetwork(element: e)
+        case "NetworkConfigResponse": try NC.NetworkConfigResponse(element: e)
+        case "ConnectNetwork": try NC.ConnectNetwork(element: e)
+        case "ConnectNetworkResponse": try NC.ConnectNetworkResponse(element: e)
+        case "NetworkInfo": try NC.NetworkInfo(element: e)
+        case "WiFiScanResult": try NC.WiFiScanResult(element: e)
+        default: try NC.ThreadScanResult(element: e)
         }
+    }
+
+    static let sdkVectors = TestVectors.vectors("network_commissioning_commands.json")
+
+    /// The CHIP SDK's own encodings (its Python cluster objects): each decodes and re-encodes
+    /// to the same bytes.
+    @Test(arguments: sdkVectors)
+    func sdkEncodingsDecodeAndReEncode(_ v: Vector) throws {
+        let bytes = try #require(v.hex("tlv"), "\(v.id)")
+        let value = try Self.decode(try #require(v.string("type")), TLVDecoder.decode(bytes))
+        #expect(TLVWriter.encode(value.element(tag: .anonymous)) == bytes, "\(v.id)")
+    }
+
+    @Test func sdkVectorsHoldWhatTheyShould() throws {
+        func element(_ id: String) throws -> TLVElement {
+            try TLVDecoder.decode(try #require(Self.sdkVectors.first { $0.id == id }?.hex("tlv"), "\(id)"))
+        }
+        let add = try NC.AddOrUpdateWiFiNetwork(element: element("add-wifi"))
+        #expect(add.ssid == Array("HomeNet".utf8) && add.credentials == Array("correct horse battery".utf8) && add.breadcrumb == 16)
+        let connect = try NC.ConnectNetworkResponse(element: element("connect-auth-failure"))
+        #expect(connect.networkingStatus == .authFailure && connect.errorValue == 15 && connect.debugText == "auth")
+        #expect(try NC.ConnectNetworkResponse(element: element("connect-success")).errorValue == nil)
+        let thread = try NC.ScanNetworksResponse(element: element("scan-response-thread")).threadScanResults?.first
+        #expect(thread?.extendedPANID == 0x3975_8EC8_144B_07FB && thread?.networkName == "OpenThread-5938" && thread?.rssi == -70)
+        #expect(try NC.ScanNetworks(element: element("scan-networks-thread")).ssid == nil)
     }
 
     /// Seeded mutations of each encoding: decodes or throws, never traps.
@@ -127,7 +154,7 @@ import TestSupport
             let bytes = TLVWriter.encode(sample.element(tag: .anonymous))
             for _ in 0..<300 {
                 guard let e = try? TLVDecoder.decode(Mutation.mutate(bytes, using: &rng)) else { rejected += 1; continue }
-                do throws(InteractionError) { try Self.decode(type, e) } catch { rejected += 1 }
+                do throws(InteractionError) { _ = try Self.decode(type, e) } catch { rejected += 1 }
             }
         }
         #expect(rejected > 0)
