@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
+import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
 
@@ -44,7 +45,8 @@ struct FailSafe: Sendable {
     var addedFabric: UInt8?
     /// The simulated interface's networks before the first change under this fail-safe.
     var networkSnapshot: SimulatedNetworkInterface.Snapshot?
-    var firstArmed: ContinuousClock.Instant
+    /// When it was first armed, on the device's clock.
+    var firstArmed: Milliseconds
     var timer: Task<Void, Never>?
 }
 
@@ -62,6 +64,8 @@ actor DeviceCore: InteractionDevice {
     let basicWindow: CommissioningWindow
     private let store: DeviceStateStore?
     private var hooks: DeviceHooks
+    /// The time the window and fail-safe timers run on.
+    nonisolated let clock: any MatterClock
 
     private(set) var state: DeviceState
     private(set) var window: CommissioningWindow?
@@ -82,7 +86,7 @@ actor DeviceCore: InteractionDevice {
     static let maxCumulativeFailsafeSeconds: UInt16 = 900
 
     init(configuration c: VirtualDeviceConfiguration, credentials: DeviceCredentials, basicWindow: CommissioningWindow,
-         store: DeviceStateStore?, state: DeviceState) {
+         store: DeviceStateStore?, state: DeviceState, clock: any MatterClock = SystemClock()) {
         vendorID = c.vendorID
         productID = c.productID
         kind = c.kind
@@ -92,6 +96,7 @@ actor DeviceCore: InteractionDevice {
         self.basicWindow = basicWindow
         self.store = store
         self.state = state
+        self.clock = clock
         hooks = DeviceHooks()
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
@@ -142,9 +147,10 @@ actor DeviceCore: InteractionDevice {
         failedPASEAttempts = 0
         windowTimer?.cancel()
         if let timeout {
+            let clock = self.clock, deadline = clock.deadline(after: .seconds(Int(timeout)))
             windowTimer = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(Int(timeout)))
-                if !Task.isCancelled { await self?.closeWindow() }
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self?.closeWindow()
             }
         }
         bump(0, .administratorCommissioning)
@@ -166,15 +172,16 @@ actor DeviceCore: InteractionDevice {
     func arm(seconds: UInt16, fabric: UInt8?) {
         failSafeGeneration += 1
         let generation = failSafeGeneration
-        var fs = failSafe ?? FailSafe(generation: generation, armingFabric: fabric, firstArmed: .now)
+        let now = clock.now()
+        var fs = failSafe ?? FailSafe(generation: generation, armingFabric: fabric, firstArmed: now)
         fs.generation = generation
         fs.timer?.cancel()
         // The fail-safe never outlasts MaxCumulativeFailsafeSeconds from its first arming.
-        let left = Double(Self.maxCumulativeFailsafeSeconds) - (ContinuousClock.now - fs.firstArmed).seconds
-        let duration = max(0, min(Double(seconds), left))
+        let deadline = min(now + Milliseconds(seconds) * 1000, fs.firstArmed + Milliseconds(Self.maxCumulativeFailsafeSeconds) * 1000)
+        let clock = self.clock
         fs.timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
-            if !Task.isCancelled { await self?.failSafeExpired(generation) }
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.failSafeExpired(generation)
         }
         failSafe = fs
     }
@@ -364,6 +371,14 @@ actor DeviceCore: InteractionDevice {
         }
     }
 
+    /// The device's own button: the light toggles itself, as a person at the switch would make
+    /// it, and subscribers get the change like any other.
+    func pressButton() {
+        state.onOff.toggle()
+        bump(1, .onOff)  // the light is endpoint 1
+        persist()
+    }
+
     private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
         switch command {
         case Clusters.OnOff.Command.off: state.onOff = false
@@ -548,8 +563,4 @@ actor DeviceCore: InteractionDevice {
         guard mine.count <= 4 else { throw .resourceExhausted }
         state.acl = state.acl.filter { $0.fabricIndex != fabric } + mine
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
