@@ -30,6 +30,7 @@ public actor VirtualDevice {
     nonisolated let manager: ExchangeManager
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
+    nonisolated let dataModel: DataModel
     /// The time of the device's timers, MRP and reports.
     nonisolated let clock: any MatterClock
     private var pase: PASEResponder?
@@ -94,12 +95,16 @@ public actor VirtualDevice {
         self.clock = clock
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
-        server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1)
+        dataModel = DeviceDataModel.dataModel(network: c.network)
+        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1)
     }
 
     private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
         guard Passcode.isValid(c.passcode) else { throw .configuration("passcode \(c.passcode) is not allowed") }
         guard c.discriminator <= 0xFFF else { throw .configuration("discriminator \(c.discriminator) exceeds 4095") }
+        if c.network == nil, let f = c.faults.first(where: { $0 == .wrongNetworkCredentials || $0 == .networkNotFound }) {
+            throw .configuration("fault \(f.rawValue) needs a simulated network (--network wifi|thread)")
+        }
         guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
     }
 
@@ -123,6 +128,18 @@ public actor VirtualDevice {
 
     /// Whether the fail-safe is armed.
     public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }
+
+    /// Whether the device is on the operational network (always on Ethernet; with a simulated
+    /// Wi-Fi or Thread interface, once ConnectNetwork succeeded and until a rollback).
+    public var isOnOperationalNetwork: Bool { get async { await core.isOnOperationalNetwork } }
+
+    /// The simulated interface's configured networks (its Networks attribute); empty on Ethernet.
+    public var networks: [Clusters.NetworkCommissioning.NetworkInfo] {
+        get async {
+            guard let r = await core.radio else { return [] }
+            return r.networks.map { .init(networkID: $0.id, connected: $0.id == r.connectedID) }
+        }
+    }
 
     /// Starts answering: PASE, CASE, the Interaction Model, and the adverts.
     public func start() async {
@@ -151,6 +168,12 @@ public actor VirtualDevice {
                     FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
                     exit(3)
                 }
+                // Off the operational network (a Wi-Fi or Thread device before ConnectNetwork),
+                // only the commissioning channel reaches the device.
+                guard await core.isOnOperationalNetwork else {
+                    await exchange.close()
+                    return
+                }
                 await caseResponder.handle(exchange, first: first)
             default: await exchange.close()
             }
@@ -169,7 +192,8 @@ public actor VirtualDevice {
                     await manager.removeSession(.secure(localSessionID: s.localSessionID))
                 }
             },
-            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
+            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) },
+            networkChanged: { [weak self] online in await self?.networkChanged(online) }))
         await manager.start()
         await core.start()
         let clock = self.clock
@@ -199,7 +223,7 @@ public actor VirtualDevice {
     }
 
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
-        guard let c = DeviceDataModel.dataModel.cluster(endpoint, cluster) else { return }
+        guard let c = dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
     }
 
@@ -282,13 +306,16 @@ public actor VirtualDevice {
         }
     }
 
-    /// Withdraws the adverts of fabrics that went and publishes those of new ones.
+    /// Withdraws the adverts of fabrics that went and publishes those of new ones; operational
+    /// adverts go out only on the operational network (a simulated radio joins it on ConnectNetwork).
     private func updateOperationalAdverts(_ records: [FabricRecord]) async {
         let indexes = Set(records.map(\.index))
-        for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
+        let online = await core.isOnOperationalNetwork
+        for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) || !online {
             advert.withdrawInBackground()
             operationalAdverts[index] = nil
         }
+        guard online else { return }
         let port = await manager.localPort
         for r in records where operationalAdverts[r.index] == nil {
             let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: r.compressedFabricID, nodeID: r.nodeID),
@@ -296,7 +323,7 @@ public actor VirtualDevice {
             do {
                 let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
                 // The fabrics may have changed while it was being published.
-                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil {
+                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil, await core.isOnOperationalNetwork {
                     operationalAdverts[r.index] = (advert, published)
                 } else {
                     published.withdrawInBackground()
@@ -305,6 +332,12 @@ public actor VirtualDevice {
                 log("cannot publish \(advert.name): \(error)")
             }
         }
+    }
+
+    /// The simulated interface joined (publish the operational adverts) or left the network.
+    private func networkChanged(_ online: Bool) async {
+        if advertises { log(online ? "joined the operational network" : "left the operational network") }
+        await fabricsChanged(await core.state.fabrics)
     }
 
     private func windowChanged(_ window: CommissioningWindow?) async {
