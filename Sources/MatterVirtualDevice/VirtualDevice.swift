@@ -46,6 +46,8 @@ public actor VirtualDevice {
     /// The latest update of the operational adverts (each waits for the one before).
     private var advertUpdate: Task<Void, Never>?
     private var reportPump: Task<Void, Never>?
+    private var reportSleep: Task<Void, any Error>?
+    private var wakePending = false
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
@@ -199,10 +201,32 @@ public actor VirtualDevice {
         let clock = self.clock
         reportPump = Task { [weak self] in
             while !Task.isCancelled {
-                do { try await clock.sleep(until: clock.now() + 50) } catch { return }
                 await self?.sendDueReports()
+                await self?.sleepUntilReportsAreDue(clock)
             }
         }
+    }
+
+    /// Sleeps until the next report is due (at most 1 s), or until `wakeReportPump` (a change,
+    /// a new subscription) ends the sleep early: no polling, so 200 devices in one process are
+    /// quiet when nothing happens and report a change at once.
+    private func sleepUntilReportsAreDue(_ clock: any MatterClock) async {
+        let now = clock.now()
+        let deadline = min(await server.nextReportDeadline ?? .max, now + 1000)
+        // A wake that came while the deadline was read is not lost.
+        if wakePending {
+            wakePending = false
+            return
+        }
+        let sleep = Task { try await clock.sleep(until: deadline) }
+        reportSleep = sleep
+        _ = await sleep.result
+    }
+
+    /// Ends the report pump's sleep so it looks at the subscriptions again.
+    private func wakeReportPump() {
+        wakePending = true
+        reportSleep?.cancel()
     }
 
     // MARK: Subscriptions
@@ -215,9 +239,10 @@ public actor VirtualDevice {
             guard let id = report.context.sessionID,
                   let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
             let server = self.server
-            Task {
+            Task { [weak self] in
                 try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
                 await exchange.close()
+                await self?.wakeReportPump()  // the subscription's next deadline moved
             }
         }
     }
@@ -225,11 +250,13 @@ public actor VirtualDevice {
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
         guard let c = dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
+        wakeReportPump()
     }
 
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
         reportPump?.cancel()
+        reportSleep?.cancel()
         await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil
@@ -267,6 +294,7 @@ public actor VirtualDevice {
             do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
         }
         await exchange.close()
+        await wakeReportPump()  // a subscription may have started or ended
     }
 
     // MARK: Hooks from the core
