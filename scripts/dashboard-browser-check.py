@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Drives the hub's dashboard in Debian's headless Chromium (selenium, .peers/selenium) at phone
-width through a device's life: the token rule, commissioning from a pasted code with the steps
+width through a device's life: the token rule, a wrong code refused with the failed step and what to
+try, commissioning from a pasted code with the steps
 appearing one by one, the device listed, toggled with the state following, renamed and moved to a
 new room, shared (the QR drawn on the page read back with zbarimg), changed from another fabric
 (the test runs the CHIP controller with the shared code meanwhile; see --handoff) and seen on the
@@ -99,6 +100,7 @@ def main():
     p.add_argument("--url", required=True, help="the dashboard, e.g. http://127.0.0.1:5580/")
     p.add_argument("--token-file", help="the hub's API token file (when it requires one; never the token on argv)")
     p.add_argument("--code", required=True, help="a commissionable device's setup code")
+    p.add_argument("--wrong-code", help="the same device's code with a wrong passcode: the page must name the failed step")
     p.add_argument("--out", required=True, help="where screenshots and the console log go")
     p.add_argument("--handoff", help="folder: shared.json is written here, then controller-done.json awaited")
     p.add_argument("--handoff-timeout", type=float, default=240)
@@ -131,6 +133,24 @@ def main():
         width = run.js("return [document.documentElement.scrollWidth, window.innerWidth];")
         assert width[1] <= 400 and width[0] <= width[1], f"not a phone's width, or wider than it: {width}"
         return f"connected at {width[1]} px wide"
+
+    def wrong_code():
+        if not a.wrong_code:
+            return "skipped (no --wrong-code)"
+        driver.find_element(By.ID, "add-code").send_keys(a.wrong_code)
+        driver.find_element(By.ID, "add-submit").click()
+        run.wait(60, lambda d: d.find_element(By.ID, "progress-result").get_attribute("class") in ("ok", "failed"),
+                 "the commissioning with a wrong passcode did not finish")
+        result = driver.find_element(By.ID, "progress-result")
+        assert result.get_attribute("class") == "failed", f"a wrong passcode was accepted: {result.text}"
+        failed = driver.find_elements(By.CSS_SELECTOR, "#steps li[data-result='failed']")
+        assert [li.get_attribute("data-step") for li in failed] == ["pase"], \
+            f"failed steps shown: {[li.text for li in failed]}"
+        assert "PASE" in result.text and "Try this:" in result.text, f"no step or advice: {result.text}"
+        assert driver.find_element(By.ID, "progress-title").text == "Commissioning failed"
+        run.wait(10, lambda d: d.find_element(By.ID, "add-submit").is_enabled(), "the form stayed disabled")
+        driver.find_element(By.ID, "add-code").clear()
+        return result.text.replace("\n", " ")
 
     def commission():
         # Record when each step appears and when the result does: the steps must come first.
@@ -256,7 +276,7 @@ def main():
         assert driver.find_element(By.ID, "empty").is_displayed(), "the empty-home message is not shown"
         return "gone"
 
-    checks = [("token", token_rule), ("loads", loads), ("commission", commission), ("listed", listed),
+    checks = [("token", token_rule), ("loads", loads), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed),
               ("toggle", toggles), ("rename-move", rename_and_move), ("share", share),
               ("other-fabric", other_fabric), ("remove", removes)]
     try:

@@ -3,13 +3,13 @@ import Testing
 import TestSupport
 
 /// The hub's dashboard in a real browser (Debian's headless Chromium driven by selenium,
-/// scripts/dashboard-browser-check.py) in the lab: the hub (with a token), the browser and the
-/// CHIP controller on h20,
-/// our virtual light on h21. The page commissions the light from its pasted code with the steps
-/// appearing live, lists it, toggles it, renames and moves it, shares it (its QR read back); the
-/// CHIP controller joins through that window on another fabric and toggles the light (three times), which the
-/// page shows without a reload; the page removes it. Screenshots (and, on failure, the console log
-/// and the page) stay in .build/dashboard-tests/.
+/// scripts/dashboard-browser-check.py) in the lab: the hub (with a token), the browser and the CHIP
+/// controller on h20, our virtual light on h21. At phone width the page refuses a wrong code naming
+/// PASE and what to try, commissions the light from its pasted code with the steps appearing live,
+/// lists it, toggles it, renames and moves it, shares it (its QR read back by zbarimg); the CHIP
+/// controller joins through that window on another fabric and toggles the light, which the page
+/// shows without a reload; the page removes it. Screenshots (and, on failure, the console log and
+/// the page) stay in .build/dashboard-tests/.
 @Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
 struct DashboardBrowserLabTests {
     static let hubHost = 20
@@ -31,6 +31,12 @@ struct DashboardBrowserLabTests {
         try #require(ready != nil, "the virtual device did not start: \(device.text)")
         let qr = try #require(device.text.split(separator: "\n").first { $0.hasPrefix("QR code: ") }?.dropFirst(9)).description
 
+        // The same device with a wrong passcode: the page must name PASE and what to try.
+        let (generated, payload) = try await lab.run(on: Self.hubHost, [Lab.matterctl, "payload", "generate", "--passcode", "24681013",
+                                                                       "--discriminator", "2620"])
+        let wrongCode = try #require(payload.split(separator: "\n").first { $0.hasPrefix("QR code:") }?
+            .dropFirst(8).trimmingCharacters(in: .whitespaces), "matterctl payload generate (\(generated)): \(payload)")
+
         let state = "\(lab.directory)/dash-hub-\(run)"
         let hub = try lab.spawn(on: Self.hubHost, [Lab.matterctl, "hub", "serve", "--state", state, "--port", "5580", "--require-token",
                                                    "--paa-store", try CircuitMatterCommissioningTests.paaStore(lab), "--allow-test-devices"])
@@ -43,7 +49,7 @@ struct DashboardBrowserLabTests {
         let script = root.appendingPathComponent("scripts/dashboard-browser-check.py").path
         // The token file, never the token, on the command line.
         let browser = try lab.spawn(on: Self.hubHost, [python, script, "--url", "http://127.0.0.1:5580/", "--token-file", "\(state)/api-token",
-                                                       "--code", qr, "--out", out, "--handoff", handoff])
+                                                       "--code", qr, "--wrong-code", wrongCode, "--out", out, "--handoff", handoff])
         defer { browser.kill9() }
 
         // Another fabric joins through the window the page opened, and toggles the light twice.
@@ -71,9 +77,9 @@ struct DashboardBrowserLabTests {
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")
-        #expect(output.contains("9 passed, 0 failed"))
+        #expect(output.contains("10 passed, 0 failed"))
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".png") } ?? []
-        #expect(screenshots.count >= 9, "screenshots: \(screenshots)")
+        #expect(screenshots.count >= 10, "screenshots: \(screenshots)")
         // The page's Remove took the hub's fabric off the light; the controller removed its own.
         await device.stop()
         let saved = (try? String(contentsOfFile: "\(deviceState)/state.json", encoding: .utf8)) ?? ""

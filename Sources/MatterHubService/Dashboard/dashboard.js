@@ -191,6 +191,7 @@
     state.activeRequest = null;
     $("steps").replaceChildren();
     $("progress-result").textContent = "";
+    $("progress-result").className = "";
     $("progress").hidden = false;
     $("progress-title").textContent = "Commissioning…";
     try {
