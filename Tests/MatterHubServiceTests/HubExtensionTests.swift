@@ -193,7 +193,7 @@ final class HubTestConnection: @unchecked Sendable {
     }
 
     /// A connection that closes gives its commissioning session up; a failed device is an outcome
-    /// whose failed step arrives as an event, with the step and what to try.
+    /// whose failed step arrives as an event, with the step and what to try; discovery streams.
     @Test func closedConnectionReleasesTheSessionAndAFailureNamesTheStep() async throws {
         try await withHub(discriminator: 612) { _, device, port in
             do {
@@ -222,6 +222,11 @@ final class HubTestConnection: @unchecked Sendable {
                 .map { try? HubCommissioningStep(json: $0) }.last
             #expect(failedStep??.result == .failed && failedStep??.error == failure)
             _ = try await c.call("matterhub/cancel_commissioning")
+            // Discovery: each device as an event to this connection as it is found, then the list.
+            let (found, beforeFound) = try await c.call("matterhub/discover", .object(["seconds": .int(1)]))
+            let streamed = beforeFound.filter { $0["event"] == .string("matterhub/discovered") }
+            #expect(!streamed.isEmpty && streamed.allSatisfy { $0["data"]?["node"]?["long_discriminator"] == .int(612) })
+            #expect(found.array?.map { $0["long_discriminator"] } == [.int(612)], "\(found)")
             let bad = try await c.reply(try await c.send("matterhub/perform_commissioning", .object(["onboarding_payload": .string("MT:nope")]))).frame
             #expect(bad["matterhub_error"] == .string("noCommissioningSession"))
             _ = device
