@@ -75,7 +75,7 @@ let package = Package(
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload"],
-                swiftSettings: strict),
+                resources: [.copy("Dashboard")], swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "MatterHubServiceTests",
                     dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
-                                   "MatterWebSocket", "TestSupport"],
+                                   "MatterWebSocket", "MatterSetupPayload", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),
