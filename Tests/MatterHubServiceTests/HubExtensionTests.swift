@@ -204,7 +204,7 @@ final class HubTestConnection: @unchecked Sendable {
             let c = try await HubTestConnection(port: port)
             _ = try await c.call("matterhub/enable")
             var prepared = false
-            for _ in 0..<50 where !prepared {
+            for _ in 0..<500 where !prepared {  // up to 10 s: the server sees the close when it gets a turn
                 let frame = try await c.reply(try await c.send("matterhub/prepare_commissioning", .object([:]))).frame
                 prepared = frame["result"] != nil
                 if !prepared { try await Task.sleep(for: .milliseconds(20)) }
