@@ -51,6 +51,29 @@ import TestSupport
         #expect(try reopened.attributeValues(for: id).isEmpty)
     }
 
+    /// The hub writes every node's new values in one transaction; a node unknown to the store
+    /// (removed meanwhile) fails the write as a whole, leaving the store as it was.
+    @Test func severalNodesValuesInOneTransaction() throws {
+        let dir = TemporaryStateDirectory()
+        defer { dir.cleanup() }
+        let store = try HubStore(directory: dir.path)
+        var ids: [NodeID] = []
+        for name in ["A", "B"] {
+            let id = try store.allocateNodeID()
+            try store.recordPendingNode(PendingNode(nodeID: id, noc: [], vendorID: 1, productID: 2, name: nil, roomID: nil,
+                                                    address: NodeAddress(host: "::1", port: 1)))
+            try store.completePendingNode(id, name: name, addresses: [])
+            ids.append(id)
+        }
+        let onOff = ConcreteAttributePath(1, .onOff, 0)
+        try store.storeAttributeValues([ids[0]: [onOff: [0x08]], ids[1]: [onOff: [0x09]]])
+        #expect(try store.attributeValues(for: ids[0]) == [onOff: [0x08]])
+        #expect(try store.attributeValues(for: ids[1]) == [onOff: [0x09]])
+        let unknown = NodeID(0xDEAD)
+        #expect(throws: StoreError.self) { try store.storeAttributeValues([ids[0]: [onOff: [0x09]], unknown: [onOff: [0x08]]]) }
+        #expect(try store.attributeValues(for: ids[0]) == [onOff: [0x08]])
+    }
+
     static func paaStore() throws -> PAATrustStore {
         let url = TestVectors.directory.appendingPathComponent("attestation/test-attestation/Chip-Test-PAA-FFF1-Cert.der")
         return PAATrustStore(files: [("paa.der", [UInt8](try Data(contentsOf: url)))])

@@ -103,14 +103,21 @@ extension HubStore {
     /// Stores values of `nodeID`'s attributes (each value as TLV), replacing older ones, in one
     /// transaction.
     public func storeAttributeValues(_ values: [ConcreteAttributePath: [UInt8]], for nodeID: NodeID) throws(StoreError) {
-        guard !values.isEmpty else { return }
+        try storeAttributeValues([nodeID: values])
+    }
+
+    /// The values of several nodes in one transaction (one sync to disk for all of them).
+    public func storeAttributeValues(_ byNode: [NodeID: [ConcreteAttributePath: [UInt8]]]) throws(StoreError) {
+        guard byNode.values.contains(where: { !$0.isEmpty }) else { return }
         try write { db throws(StoreError) in
-            for (path, value) in values {
-                try db.run("""
-                    INSERT INTO attribute_values (node_id, endpoint, cluster, attribute, value) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (node_id, endpoint, cluster, attribute) DO UPDATE SET value = excluded.value
-                    """, [.id(nodeID.rawValue), .integer(Int64(path.endpoint.rawValue)), .integer(Int64(path.cluster.rawValue)),
-                          .integer(Int64(path.attribute.rawValue)), .blob(value)])
+            for (nodeID, values) in byNode {
+                for (path, value) in values {
+                    try db.run("""
+                        INSERT INTO attribute_values (node_id, endpoint, cluster, attribute, value) VALUES (?, ?, ?, ?, ?)
+                        ON CONFLICT (node_id, endpoint, cluster, attribute) DO UPDATE SET value = excluded.value
+                        """, [.id(nodeID.rawValue), .integer(Int64(path.endpoint.rawValue)), .integer(Int64(path.cluster.rawValue)),
+                              .integer(Int64(path.attribute.rawValue)), .blob(value)])
+                }
             }
         }
     }
