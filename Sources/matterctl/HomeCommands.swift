@@ -66,7 +66,7 @@ enum HomeCommands {
             let request = structure.matterCommissioningRequest(
                 topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
                 onboardingPayload: code, options: options)
-            let results: [Result<CommissioningResult, CommissioningError>]
+            let results: [Result<CommissionedDevice, CommissioningError>]
             do {
                 results = try await request.perform(name: name, room: roomValue) { device, timing in
                     if timing.step.rawValue == killAfter { kill(getpid(), SIGKILL) }
@@ -96,7 +96,7 @@ enum HomeCommands {
                     outcomes.append(.object([
                         ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID)),
                         ("vendorId", .from(c.vendorID)), ("productId", .from(c.productID)),
-                        ("address", .string(c.operationalAddress.description)),
+                        ("address", .string(c.address)),
                         ("totalMs", .double((total * 10).rounded() / 10)),
                         ("steps", CommissionCommand.stepsJSON(c.timings)),
                         ("warnings", .array(c.warnings.map(JSON.string))),
