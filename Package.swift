@@ -169,7 +169,7 @@ let package = Package(
         .testTarget(name: "MatterHubServiceTests",
                     dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
-                                   "MatterWebSocket", "TestSupport"],
+                                   "MatterWebSocket", "MatterSetupPayload", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),

@@ -20,6 +20,8 @@ public final class HubService: HubBackend, Sendable {
     /// Where events go (the API server); set once it exists.
     private let sink = Mutex<(@Sendable (ServerEvent) -> Void)?>(nil)
     private let state: Mutex<State>
+    /// The extension commands' sessions, event sink and server details.
+    let extensionState = ExtensionState()
 
     struct State {
         var info: ServerInfo
@@ -119,6 +121,7 @@ public final class HubService: HubBackend, Sendable {
         case .availability(let node, _):
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
+            await announceDevice(node.rawValue)
         }
     }
 

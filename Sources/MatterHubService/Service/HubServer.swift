@@ -49,6 +49,7 @@ public final class HubServer: Sendable {
                                backend: service, log: log)
         let api = self.api
         service.setEventSink { api.publish($0) }
+        service.setHubEventSink { api.publish($0) }
     }
 
     /// The TCP addresses the API listens on (with the port bound).
@@ -67,6 +68,8 @@ public final class HubServer: Sendable {
     public func start(log: @escaping @Sendable (String) -> Void) async throws {
         try await service.start(log: log)
         api.start()
+        let api = self.api
+        service.setServerDetails(addresses: urls, connections: { api.connectionCounts.open })
     }
 
     /// Ends subscriptions, closes sessions and connections (clients hear `server_shutdown`).
