@@ -152,7 +152,7 @@ let package = Package(
         .testTarget(name: "MatterHomeTests",
                     dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport", "MatterCommissioning",
                                    "MatterDiscovery", "MatterVirtualDevice", "MatterSetupPayload",
-                                   "matterhub-store-tool"],
+                                   "matterhub-store-tool", "MatterHubService"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",

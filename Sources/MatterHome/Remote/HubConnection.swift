@@ -16,7 +16,7 @@ final class HubConnection: Sendable {
     private struct State {
         var pending: [String: CheckedContinuation<Result<JSONValue, HomeError>, Never>] = [:]
         /// Event handlers by the message ID of the command they belong to.
-        var listeners: [String: @Sendable (String, JSONValue) -> Void] = [:]
+        var listeners: [String: @Sendable (String, String, JSONValue) -> Void] = [:]  // by message ID
         var closed: HomeError?
     }
 
@@ -65,10 +65,10 @@ final class HubConnection: Sendable {
         }
     }
 
-    /// Runs a command and returns its result. `onEvent` hears the `matterhub/...` events that
-    /// name this command (by `request_id`) until the result arrives.
+    /// Runs a command and returns its result. `onEvent` hears every `matterhub/...` event until
+    /// the result arrives, with the command's message ID.
     func call(_ command: String, _ args: JSONValue = .object(JSONObject()), timeout: Duration = .seconds(60),
-              onEvent: (@Sendable (String, JSONValue) -> Void)? = nil) async throws(HomeError) -> JSONValue {
+              onEvent: (@Sendable (_ messageID: String, _ event: String, _ data: JSONValue) -> Void)? = nil) async throws(HomeError) -> JSONValue {
         let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let message = CommandMessage(messageID: id, command: command, args: args)
         let result = await withCheckedContinuation { (k: CheckedContinuation<Result<JSONValue, HomeError>, Never>) in
@@ -102,13 +102,13 @@ final class HubConnection: Sendable {
         for await message in client.messages {
             guard case .text(let text) = message, let json = try? JSONParser.parse(text), let o = json.objectValue else { continue }
             if let event = o["event"]?.string {
+                // Events go to every command that listens (each picks its own by request_id).
                 let data = o["data"] ?? .null
-                guard let request = data["request_id"]?.string else { continue }
-                let listener = state.withLock { $0.listeners[request] }
-                listener?(event, data)
+                let listeners = state.withLock { $0.listeners }
+                for (id, listener) in listeners { listener(id, event, data) }
             } else if let id = o["message_id"]?.string {
                 if o["error_code"] != nil {
-                    resolve(id, .failure(RemoteErrors.homeError(o)))
+                    resolve(id, .failure(RemoteRecords.homeError(json)))
                 } else if let result = o["result"] {
                     resolve(id, .success(result))
                 }

@@ -21,28 +21,42 @@ struct RemoteBackend: HomeBackend {
     func structures() async throws(HomeError) -> [StructureRecord] {
         var out: [StructureRecord] = []
         for s in try RemoteRecords.list(try await connection.call("matterhub/structures"), "structure list") {
-            out.append(try RemoteRecords.structure(s))
+            out.append(RemoteRecords.structure(try RemoteRecords.decode("structure") { () throws(APIError) in try HubStructure(json: s) }))
+        }
+        return out
+    }
+
+    func roomRecords(in structure: StructureID) async throws(HomeError) -> [RoomRecord] {
+        var out: [RoomRecord] = []
+        let result = try await connection.call("matterhub/rooms", .object(["structure_id": .int(structure.rawValue)]))
+        for r in try RemoteRecords.list(result, "room list") {
+            out.append(RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) }))
         }
         return out
     }
 
     func rooms(in structure: StructureID) async throws(HomeError) -> [Room] {
-        var out: [Room] = []
-        let result = try await connection.call("matterhub/rooms", .object(["structure_id": .int(structure.rawValue)]))
-        for r in try RemoteRecords.list(result, "room list") { out.append(try RemoteRecords.room(r)) }
-        return out
+        try await roomRecords(in: structure).map { Room(id: $0.id, name: $0.name) }
     }
 
     func addRoom(name: String, in structure: StructureID) async throws(HomeError) -> Room {
-        try RemoteRecords.room(try await connection.call("matterhub/add_room", .object(["name": .string(name), "structure_id": .int(structure.rawValue)])))
+        let r = try await connection.call("matterhub/add_room", .object(["name": .string(name), "structure_id": .int(structure.rawValue)]))
+        let room = RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) })
+        return Room(id: room.id, name: room.name)
     }
 
     func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)] {
-        var out: [(NodeRecord, RoomRecord?)] = []
-        for d in try RemoteRecords.list(try await connection.call("matterhub/devices"), "device list") {
-            out.append(try RemoteRecords.device(d))
+        let list = try RemoteRecords.list(try await connection.call("matterhub/devices"), "device list")
+        let devices = try list.map { raw throws(HomeError) in
+            (try RemoteRecords.decode("device") { () throws(APIError) in try HubDevice(json: raw) }, raw)
         }
-        return out
+        var rooms: [RoomID: RoomRecord] = [:]
+        if devices.contains(where: { $0.0.roomID != nil }) {
+            for s in try await structures() {
+                for r in try await roomRecords(in: s.id) { rooms[r.id] = r }
+            }
+        }
+        return try devices.map { d throws(HomeError) in try RemoteRecords.device(d.0, raw: d.1, rooms: rooms) }
     }
 
     func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession {
@@ -113,12 +127,27 @@ final class RemoteSession: HomeCommissioningSession {
         var args = JSONObject([JSONObject.Member(key: "onboarding_payload", value: .string(payload))])
         if let name { args["name"] = .string(name) }
         if let room { args["room_id"] = .int(room.rawValue) }
-        let result = try await connection.call("matterhub/perform_commissioning", .object(args), timeout: .seconds(600)) { event, data in
-            guard event == "matterhub/commissioning_step", let (device, timing) = RemoteRecords.step(data) else { return }
-            onStep(device, timing)
+        // The hub names its request in commissioning_started; only one session runs at a time on a
+        // hub and this connection holds it, so the MatterHub request that starts during this call is ours.
+        let request = LockedValue<String?>(nil)
+        let result = try await connection.call("matterhub/perform_commissioning", .object(args), timeout: .seconds(600)) { id, event, data in
+            switch HubEvent.Name(rawValue: event) {
+            case .commissioningStarted?:
+                if data["source"]?.string == HubEvent.Source.matterhub.rawValue, request.get() == nil {
+                    request.set(data["request_id"]?.string)
+                }
+            case .commissioningStep?:
+                guard let step = try? HubCommissioningStep(json: data), step.requestID == request.get() || step.requestID == id,
+                      let (device, timing) = RemoteRecords.step(step) else { return }
+                onStep(device, timing)
+            default: break
+            }
         }
         var out: [Result<CommissionedDevice, CommissioningError>] = []
-        for d in try RemoteRecords.list(result["devices"] ?? .null, "commissioning result") { out.append(try RemoteRecords.outcome(d)) }
+        for raw in try RemoteRecords.list(result["results"], "commissioning result") {
+            let o = try RemoteRecords.decode("device outcome") { () throws(APIError) in try HubDeviceOutcome(json: raw) }
+            out.append(try RemoteRecords.outcome(o, raw: raw))
+        }
         return out
     }
 
