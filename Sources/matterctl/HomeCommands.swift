@@ -32,7 +32,11 @@ enum HomeCommands {
         var options = CommissioningOptions(trustStore: trust.paaTrustStore, allowTestDevices: allowTestDevices,
                                            discoveryTimeout: .seconds(timeout))
         options.crls = trust.crls
-        if allowTestDevices && !json {
+        if case .remote(let url) = home.mode {
+            if paaStore != nil || allowTestDevices {
+                Output.err("note: the hub at \(url) commissions with its own attestation policy (set by 'matterctl hub serve'); --paa-store and --allow-test-devices are not used")
+            }
+        } else if allowTestDevices && !json {
             Output.err("warning: devices with test attestation credentials will be accepted (--allow-test-devices)")
         }
         let structure: Structure

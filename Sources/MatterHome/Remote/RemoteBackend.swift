@@ -80,6 +80,12 @@ struct RemoteBackend: HomeBackend {
     }
 
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+        // NodeLabel with the device's own name (what commissioning writes) is configure_device's
+        // write; a hub of API version 1 has no generic write.
+        if endpoint == 0, cluster == 0x28, attribute == 5, case .utf8(let label) = value.value, label == node.name {
+            _ = try await connection.call("matterhub/configure_device", Self.nodeArgs(node, ["name": .string(label)]))
+            return
+        }
         _ = try await connection.call("matterhub/write", Self.nodeArgs(node, [
             "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute),
             "tlv": .string(Base16.encode(TLVWriter.encode(value)))]))
