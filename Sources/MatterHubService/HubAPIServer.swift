@@ -21,7 +21,7 @@ public final class HubAPIServer: Sendable {
     private let handler: ConnectionHandler
 
     /// Binds the addresses in `configuration`. `httpHandler` answers plain GETs other than
-    /// `/info` (the dashboard's static files, later); `log` gets one line per notable event.
+    /// `/info` (the dashboard, ``DashboardFiles``); `log` gets one line per notable event.
     public init(configuration: WebSocketServerConfiguration, backend: any HubBackend,
                 httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws(WebSocketServerError) {

@@ -31,6 +31,8 @@ public final class HubServer: Sendable {
 
     public let service: HubService
     public let api: HubAPIServer
+    /// The page served at `GET /`.
+    public let dashboard: DashboardFiles
     private let lock: HubLock
 
     /// Takes the state directory's lock, opens the hub and binds the API (nothing is served
@@ -45,8 +47,10 @@ public final class HubServer: Sendable {
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))
         let token = configuration.tokenRequired ? try APIToken.load(stateDirectory: configuration.stateDirectory) : nil
+        let dashboard = DashboardFiles(token: token)
+        self.dashboard = dashboard
         api = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: addresses, token: token),
-                               backend: service, log: log)
+                               backend: service, httpHandler: { dashboard.response(for: $0) }, log: log)
         let api = self.api
         service.setEventSink { api.publish($0) }
         service.setHubEventSink { api.publish($0) }
