@@ -102,12 +102,26 @@ struct HubClientCLITests {
     /// socket, as the dashboard would be on TCP): it sees each step as it happens, and its own
     /// prepare_commissioning meanwhile gets commissioningSessionActive.
     @Test func aSecondClientSeesTheStepsAndIsRefusedASession() async throws {
+        try await Self.withHubAndDevice(discriminator: 3403, port: 5703, hubPort: 5591) { lab, state, device in
+            try await Self.watchWhileTheCLICommissions(lab, state, device)
+        }
+    }
+
+    /// A virtual device on h23 and a hub on a fresh state on h22, both stopped afterwards.
+    static func withHubAndDevice(discriminator: Int, port: Int, hubPort: Int,
+                                 _ body: (Lab, String, (process: ChildProcess, qr: String, manual: String)) async throws -> Void)
+        async throws {
         let lab = try Lab.shared()
-        let device = try await Self.startDevice(lab, discriminator: 3403, port: 5703)
+        let device = try await startDevice(lab, discriminator: discriminator, port: port)
         defer { device.process.kill9() }
         let state = HubVirtualDeviceTests.newState(lab)
-        let hub = try await Self.startHub(lab, state: state, port: 5591)
+        let hub = try await startHub(lab, state: state, port: hubPort)
         defer { hub.kill9() }
+        try await body(lab, state, device)
+    }
+
+    static func watchWhileTheCLICommissions(_ lab: Lab, _ state: String,
+                                            _ device: (process: ChildProcess, qr: String, manual: String)) async throws {
 
         let watcher = try WebSocketTestClient(unixPath: state + "/hub.sock", timeout: 60)
         #expect(try await watcher.upgrade() == 101)
@@ -115,7 +129,7 @@ struct HubClientCLITests {
         try await watcher.sendText(#"{"message_id":"e","command":"matterhub/enable","args":{}}"#)
         #expect(try await watcher.nextText().contains("\"api_version\""))
 
-        let cli = try lab.spawn(on: Self.hubHost, [Lab.matterctl, "commission", device.qr, "--name", "Lamp", "--state", state])
+        let cli = try lab.spawn(on: hubHost, [Lab.matterctl, "commission", device.qr, "--name", "Lamp", "--state", state])
         var steps: [String] = []
         var refused = ""
         while true {
@@ -141,15 +155,15 @@ struct HubClientCLITests {
     /// `matterctl add` in a real terminal: a wrong code is refused at the prompt with the reason
     /// and asked again; the device lands in the typed room with the typed name.
     @Test func addInARealTerminal() async throws {
-        let lab = try Lab.shared()
-        let device = try await Self.startDevice(lab, discriminator: 3404, port: 5704)
-        defer { device.process.kill9() }
-        let state = HubVirtualDeviceTests.newState(lab)
-        let hub = try await Self.startHub(lab, state: state, port: 5592)
-        defer { hub.kill9() }
+        try await Self.withHubAndDevice(discriminator: 3404, port: 5704, hubPort: 5592) { lab, state, device in
+            try await Self.driveAddInTmux(lab, state, device)
+        }
+    }
+
+    static func driveAddInTmux(_ lab: Lab, _ state: String, _ device: (process: ChildProcess, qr: String, manual: String)) async throws {
         let socket = "mhadd\(UInt32.random(in: 0...UInt32.max))"
         let tmux = ["tmux", "-L", socket]
-        let (started, startOut) = try await lab.run(on: Self.hubHost, tmux + [
+        let (started, startOut) = try await lab.run(on: hubHost, tmux + [
             "new-session", "-d", "-s", "add", "-x", "160", "-y", "50",
             "\(Lab.matterctl) add --state \(state); echo EXIT=$?; sleep 60"])
         #expect(started == 0, "\(startOut)")
@@ -184,7 +198,7 @@ struct HubClientCLITests {
         print(done)
         #expect(done.contains("Added \"Desk lamp\" in Office.") && done.contains("EXIT=0"), "\(done)")
         #expect(done.contains("[1] discovery") && done.contains("CommissioningComplete"), "\(done)")
-        let (_, list) = try await Self.ctl(lab, state, ["devices", "--json"])
+        let (_, list) = try await ctl(lab, state, ["devices", "--json"])
         #expect(list.contains("\"name\":\"Desk lamp\"") && list.contains("\"room\":\"Office\""), "\(list)")
     }
 }

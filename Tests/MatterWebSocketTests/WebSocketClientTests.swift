@@ -152,6 +152,7 @@ import Glibc
         #expect(await Self.next(client) == nil)
         #expect(client.closeInfo?.code == .protocolError)
         // What the client sent back: a masked close frame with 1002.
+        for _ in 0..<200 where masked.received.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
         var parser = WebSocketFrameParser(requireMasked: true)
         parser.append(masked.received.withLock { $0 })
         #expect(try parser.next() == .close(code: .protocolError, reason: "a server frame was masked"))

@@ -1,4 +1,5 @@
 import Foundation
+import MatterMessaging
 import MatterServerAPI
 import MatterWebSocket
 import Synchronization
@@ -33,7 +34,11 @@ final class HubConnection: Sendable {
         do { client = try await WebSocketClient.connect(to: target, timeout: timeout) } catch {
             throw HomeError(.hubUnavailable, "cannot reach the hub at \(shown): \(error)")
         }
-        guard let first = await Self.first(client.messages, within: timeout),
+        let messages = client.messages
+        guard let first = await first(within: timeout, { () async -> WebSocketMessage? in
+                  for await m in messages { return m }
+                  return nil
+              }),
               case .text(let text) = first, case .serverInfo(let info)? = try? ReceivedServerMessage.parse(text) else {
             await client.close(.protocolError, reason: "expected the server info")
             throw HomeError(.hubUnavailable, "\(shown) did not greet with the Matter Server API's server info; is it a hub?")
@@ -47,22 +52,6 @@ final class HubConnection: Sendable {
             throw HomeError(.hubUnavailable, "the hub at \(shown) does not offer MatterHub's commands (\(error.message)); update it")
         }
         return connection
-    }
-
-    private static func first(_ messages: AsyncStream<WebSocketMessage>, within timeout: Duration) async -> WebSocketMessage? {
-        await withTaskGroup(of: WebSocketMessage?.self) { group in
-            group.addTask {
-                for await m in messages { return m }
-                return nil
-            }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let m = await group.next() ?? nil
-            group.cancelAll()
-            return m
-        }
     }
 
     /// Runs a command and returns its result. `onEvent` hears every `matterhub/...` event until
