@@ -28,7 +28,10 @@ final class TerminalAddDeviceUI: MatterAddDeviceUI {
     }
 
     func askForCode(problem: String?) async -> String? {
-        if let problem { Output.out("  \(problem). Try again.") }
+        if let problem {
+            let sentence = problem.hasSuffix(".") ? problem : problem + "."
+            Output.out("  \(sentence) Try again.")
+        }
         while true {
             guard let line = await prompt("Setup code (QR MT:... or the 11/21-digit manual code): ") else { return nil }
             let code = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "")

@@ -189,7 +189,9 @@ struct HubClientCLITests {
         try type("34970112333")  // a check digit that does not match
         let refused = try await waitFor("Setup code", count: 2)
         #expect(refused.contains("that is not a valid setup code"), "\(refused)")
-        try type(device.manual)
+        // Pasted as a QR code: its long discriminator picks this device among the lab's others
+        // (a manual code carries only the short one, which other tests' devices share).
+        try type(device.qr)
         _ = try await waitFor("Room:")
         try type("Office")
         _ = try await waitFor("Name [")
