@@ -64,7 +64,8 @@ let package = Package(
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterMessaging",
                                                    "MatterNetworkCredentials",
-                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore"],
+                                                   "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
+                                                   "MatterServerAPI", "MatterWebSocket"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
@@ -151,7 +152,7 @@ let package = Package(
         .testTarget(name: "MatterHomeTests",
                     dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport", "MatterCommissioning",
                                    "MatterDiscovery", "MatterVirtualDevice", "MatterSetupPayload",
-                                   "matterhub-store-tool"],
+                                   "matterhub-store-tool", "MatterHubService"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",

@@ -3,7 +3,7 @@ import MatterWebSocket
 import FuzzSupport
 #endif
 
-/// libFuzzer target for the WebSocket frame parser (and the HTTP upgrade parser). The input is
+/// libFuzzer target for the WebSocket frame parser (and the HTTP upgrade request and response parsers). The input is
 /// fed in chunks whose sizes come from the first byte; the parser yields events or fails with a
 /// close code, never traps, and never buffers more than the message limit plus one header.
 /// Every complete text message is valid UTF-8.
@@ -33,6 +33,13 @@ func fuzzOne(_ input: [UInt8]) {
     if let (head, _) = try? HTTPRequestHead.parse(input) {
         _ = WebSocketHandshake.evaluate(head, path: "/ws", token: "t")
         _ = head.query
+    }
+    // The client's side: the upgrade response, and server frames (which must not be masked).
+    if let (head, consumed) = try? HTTPResponseHead.parse(input) {
+        _ = try? WebSocketClientHandshake(host: "h", target: "/ws", key: "dGhlIHNhbXBsZSBub25jZQ==").validate(head)
+        var client = WebSocketFrameParser(maxMessageSize: limit, requireMasked: false)
+        client.append(input[consumed...])
+        while (try? client.next()) ?? nil != nil {}
     }
 }
 

@@ -1,5 +1,5 @@
 /// The head of an HTTP/1.1 request (RFC 9112): request line and header fields.
-public struct HTTPRequestHead: Hashable, Sendable {
+public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
     /// The most header bytes accepted before the blank line.
     public static let maxHeadLength = 8192
 
@@ -33,19 +33,6 @@ public struct HTTPRequestHead: Hashable, Sendable {
         }
     }
 
-    /// The value of the header `name` (case-insensitive); several fields are joined with ", ".
-    public func header(_ name: String) -> String? {
-        let n = name.lowercased()
-        let values = headers.filter { $0.name == n }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
-    }
-
-    /// Whether the comma-separated header `name` lists `token` (case-insensitive).
-    public func headerHasToken(_ name: String, _ token: String) -> Bool {
-        guard let v = header(name) else { return false }
-        return v.split(separator: ",").contains { $0.trimmingSpaces.lowercased() == token.lowercased() }
-    }
-
     /// Why a request head was refused (answered with 400, or 431 when too long).
     public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         case tooLong
@@ -66,28 +53,35 @@ public struct HTTPRequestHead: Hashable, Sendable {
             return nil
         }
         if end > maxHeadLength { throw .tooLong }
-        guard let text = String(validating: bytes[..<end], as: UTF8.self) else { throw .malformed("not UTF-8") }
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard !lines.isEmpty else { throw .malformed("no request line") }
-        let requestLine = lines.removeFirst().split(separator: " ", omittingEmptySubsequences: false)
+        let (first, headers) = try splitHead(bytes[..<end])
+        let requestLine = first.split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].first == "/" else {
             throw .malformed("bad request line")
         }
         let version = String(requestLine[2])
         guard version.hasPrefix("HTTP/1.") else { throw .malformed("not HTTP/1.x") }
-        var headers: [(String, String)] = []
+        return (HTTPRequestHead(method: String(requestLine[0]), target: String(requestLine[1]), version: version,
+                                headers: headers), end + 4)
+    }
+
+    /// The start line and the header fields (names lower-cased) of a head without its blank line.
+    static func splitHead(_ bytes: ArraySlice<UInt8>) throws(ParseError) -> (first: Substring, headers: [(name: String, value: String)]) {
+        guard let text = String(validating: bytes, as: UTF8.self) else { throw .malformed("not UTF-8") }
+        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
+        guard !lines.isEmpty, !lines[0].isEmpty else { throw .malformed("no start line") }
+        let first = lines.removeFirst()
+        var headers: [(name: String, value: String)] = []
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformed("bad header line") }
             let name = line[..<colon]
             guard !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw .malformed("space in a header name") }
             headers.append((name.lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
         }
-        return (HTTPRequestHead(method: String(requestLine[0]), target: String(requestLine[1]), version: version,
-                                headers: headers), end + 4)
+        return (first, headers)
     }
 
     /// The offset of "\r\n\r\n", if present.
-    private static func findHeadEnd(_ bytes: [UInt8]) -> Int? {
+    static func findHeadEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.count >= 4 else { return nil }
         for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
             return i
@@ -161,5 +155,26 @@ private func hexValue(_ c: UInt8) -> UInt8? {
     case 0x41...0x46: return c - 0x41 + 10
     case 0x61...0x66: return c - 0x61 + 10
     default: return nil
+    }
+}
+
+/// Header lookup shared by request and response heads.
+public protocol HTTPHeaderFields {
+    /// Header fields in order; names lower-cased.
+    var headers: [(name: String, value: String)] { get }
+}
+
+extension HTTPHeaderFields {
+    /// The value of the header `name` (case-insensitive); several fields are joined with ", ".
+    public func header(_ name: String) -> String? {
+        let n = name.lowercased()
+        let values = headers.filter { $0.name == n }.map(\.value)
+        return values.isEmpty ? nil : values.joined(separator: ", ")
+    }
+
+    /// Whether the comma-separated header `name` lists `token` (case-insensitive).
+    public func headerHasToken(_ name: String, _ token: String) -> Bool {
+        guard let v = header(name) else { return false }
+        return v.split(separator: ",").contains { $0.trimmingSpaces.lowercased() == token.lowercased() }
     }
 }

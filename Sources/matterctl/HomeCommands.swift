@@ -34,7 +34,14 @@ enum HomeCommands {
                                            discoveryTimeout: .seconds(timeout))
         options.crls = trust.crls
         network.apply(to: &options)
-        if allowTestDevices && !json {
+        if case .remote(let url) = home.mode {
+            if paaStore != nil || allowTestDevices {
+                Output.err("note: the hub at \(url) commissions with its own attestation policy (set by 'matterctl hub serve'); --paa-store and --allow-test-devices are not used")
+            }
+            if network.wifi != nil || network.thread != nil {
+                Output.err("note: the hub at \(url) hands devices the network credentials it stores ('matterctl wifi set', 'matterctl thread datasets add'); --wifi and --thread-dataset are not sent to it")
+            }
+        } else if allowTestDevices && !json {
             Output.err("warning: devices with test attestation credentials will be accepted (--allow-test-devices)")
         }
         let structure: Structure
@@ -68,7 +75,7 @@ enum HomeCommands {
             let request = structure.matterCommissioningRequest(
                 topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
                 onboardingPayload: code, options: options)
-            let results: [Result<CommissioningResult, CommissioningError>]
+            let results: [Result<CommissionedDevice, CommissioningError>]
             do {
                 results = try await request.perform(name: name, room: roomValue) { device, timing in
                     if timing.step.rawValue == killAfter { kill(getpid(), SIGKILL) }
@@ -98,7 +105,7 @@ enum HomeCommands {
                     outcomes.append(.object([
                         ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID)),
                         ("vendorId", .from(c.vendorID)), ("productId", .from(c.productID)),
-                        ("address", .string(c.operationalAddress.description)),
+                        ("address", .string(c.address)),
                         ("totalMs", .double((total * 10).rounded() / 10)),
                         ("steps", CommissionCommand.stepsJSON(c.timings)),
                         ("warnings", .array(c.warnings.map(JSON.string))),

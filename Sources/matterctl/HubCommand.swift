@@ -1,5 +1,6 @@
 import Foundation
 import MatterCommissioning
+import MatterHome
 import MatterHubService
 
 /// `matterctl hub serve|token|status`: the long-running hub and its credentials.
@@ -91,18 +92,48 @@ struct HubCommand: ParsableCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             name: "status",
-            abstract: "Say whether a hub serves the state directory (exit 0) or not (exit 1)",
+            abstract: "Say whether a hub serves the state directory (exit 0) or not (exit 1), and how it does",
+            discussion: """
+                When a hub runs, asks it over its Unix socket for its PID, addresses, nodes (how many \
+                are available: a live subscription), uptime and client connections.
+                """,
             usesHubState: true,
             options: [.flag("--json", help: "one JSON object on stdout")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            let pid = HubLock.holder(of: args.stateDirectory)
-            if args.flag("--json") {
-                Output.out(JSON.object([("running", .bool(pid != nil)), ("pid", .from(pid))]).text)
-            } else {
-                Output.out(pid.map { "hub: running (PID \($0)) on \(args.stateDirectory)" } ?? "hub: not running on \(args.stateDirectory)")
+            let state = args.stateDirectory
+            guard let pid = LocalHub.holder(of: state) else {
+                Output.out(args.flag("--json") ? JSON.object([("running", .bool(false)), ("pid", .null)]).text
+                                               : "hub: not running on \(state)")
+                return 1
             }
-            return pid == nil ? 1 : 0
+            let home = try await HomeCommands.open(state)
+            defer { Task { await home.close() } }
+            let report: HubStatusReport?
+            do { report = try await home.hubStatus() } catch { throw CommandFailure(error.description) }
+            guard let report else { throw CommandFailure("a hub (PID \(pid)) holds \(state) but could not be asked") }
+            if args.flag("--json") {
+                Output.out(JSON.object([
+                    ("running", .bool(true)), ("pid", .from(report.pid)), ("stateDirectory", .string(report.stateDirectory)),
+                    ("addresses", .array(report.addresses.map(JSON.string))), ("nodes", .from(report.nodes)),
+                    ("available", .from(report.available)), ("uptimeSeconds", .double((report.uptimeSeconds * 10).rounded() / 10)),
+                    ("connections", .from(report.connections)),
+                ]).text)
+            } else {
+                Output.out("hub: running (PID \(report.pid)) on \(state)")
+                Output.out("  addresses: \(report.addresses.joined(separator: ", "))")
+                Output.out("  nodes:     \(report.nodes) (\(report.available) available)")
+                Output.out("  uptime:    \(Status.uptime(report.uptimeSeconds))")
+                Output.out("  clients:   \(report.connections)")
+            }
+            return 0
+        }
+
+        static func uptime(_ seconds: Double) -> String {
+            let s = Int(seconds)
+            if s < 60 { return "\(s) s" }
+            if s < 3600 { return "\(s / 60) min \(s % 60) s" }
+            return "\(s / 3600) h \(s % 3600 / 60) min"
         }
     }
 }

@@ -7,6 +7,7 @@ enum Matterctl {
     static let commands: [any ParsableCommand.Type] = [
         PayloadCommand.self,
         CommissionCommand.self,
+        AddCommand.self,
         DevicesCommand.self,
         RoomsCommand.self,
         ReadCommand.self,

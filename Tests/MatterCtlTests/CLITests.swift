@@ -59,6 +59,8 @@ import TestSupport
         "cert verify": Case(arguments: [certificate], usesHubState: false, status: 0),
         "cert convert": Case(arguments: [certificate, "--to", "der"], usesHubState: false, status: 0),
         "cert decode": Case(arguments: [certificate], usesHubState: false, status: 0),
+        // Without a terminal it refuses before opening anything, pointing to commission.
+        "add": Case(arguments: [], usesHubState: true, status: 1, createsState: false),
         "commission": Case(arguments: ["34970112332", "--timeout", "1"], usesHubState: true, status: 1),
         // `demo` runs scripts/demo (a lab, a build); its help is all a unit test can run.
         "demo": Case(arguments: ["--help"], usesHubState: false, status: 0),

@@ -33,7 +33,7 @@ import TestSupport
 
     /// Commissions with the generated PAA trusted and `crls`; returns the one result.
     static func commission(_ s: Setup, crls: (PAATrustStore) throws -> [AttestationCRL]) async throws
-        -> Result<CommissioningResult, CommissioningError> {
+        -> Result<CommissionedDevice, CommissioningError> {
         let port = await s.device.port
         let dir = NSTemporaryDirectory() + "matterhub-revocation-\(UInt32.random(in: 0...UInt32.max))"
         defer { try? FileManager.default.removeItem(atPath: dir) }

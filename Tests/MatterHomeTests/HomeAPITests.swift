@@ -45,81 +45,165 @@ struct LoopbackBrowser: ServiceBrowsing {
         return dir
     }
 
-    @Test func commissioningFlowShapedLikeTheHomeAPIs() async throws {
-        let device = try await Self.device(discriminator: 101)
-        defer { Task { await device.shutdown() } }
-        let port = await device.port
-        let hub = try Hub(stateDirectory: Self.tempDir(), discovery: MatterDiscovery(browser: LoopbackBrowser(devices: [(101, port)])))
-        let home = Home(hub: hub)
-        let structure = try #require(try await home.structures().first)
-
-        // Complete before prepare is refused, and a second prepare while one is active too.
-        await #expect(throws: HomeError.self) { _ = try await structure.completeMatterCommissioning() }
-        try await structure.prepareForMatterCommissioning()
-        await #expect(throws: HomeError.self) { try await structure.prepareForMatterCommissioning() }
-
-        let request = structure.matterCommissioningRequest(
-            topology: CommissioningTopology(ecosystemName: "MatterHub tests", homes: [.init(id: structure.id, name: structure.name)]),
-            onboardingPayload: device.qrCode,
-            options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
-        let steps = Mutex<[String]>([])
-        let results = try await request.perform { _, t in steps.withLock { $0.append(t.step.rawValue) } }
-        let result = try #require(try results.first?.get())
-        #expect(steps.withLock { $0 }.last == "commissioning-complete")
-        let added = try await structure.completeMatterCommissioning()
-        #expect(added == [result.nodeID])
-        #expect(await device.isCommissioned)
-        #expect(try await home.devices().map(\.id) == [result.nodeID])
-        await home.close()
-    }
-
-    @Test func cancelReleasesTheSession() async throws {
-        let hub = try Hub(stateDirectory: Self.tempDir(), discovery: MatterDiscovery(browser: LoopbackBrowser(devices: [])))
-        let structure = try #require(try await Home(hub: hub).structures().first)
-        try await structure.prepareForMatterCommissioning()
-        try await structure.cancelMatterCommissioning()
-        try await structure.prepareForMatterCommissioning()
-        try await structure.cancelMatterCommissioning()
-        await hub.shutdown()
-    }
-
-    @Test func homeMatterCommissionerCommissionsAndConfigures() async throws {
-        let device = try await Self.device(discriminator: 102)
-        defer { Task { await device.shutdown() } }
-        let port = await device.port
-        let dir = Self.tempDir()
-        let commissioner = try await HomeMatterCommissioner(
-            hub: try Hub(stateDirectory: dir, discovery: MatterDiscovery(browser: LoopbackBrowser(devices: [(102, port)]))),
-            options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
-        let ids = try await commissioner.commissionMatterDevice(onboardingPayload: device.manualCode)
-        #expect(ids.count == 1)
-        try await commissioner.configureMatterDevice(deviceName: "Hall light", roomName: "Hall")
-        #expect(try await commissioner.fetchRooms().map(\.name).contains("Hall"))
-        let stored = try await commissioner.home.device(try #require(ids.first))
-        #expect(stored.name == "Hall light" && stored.room?.name == "Hall")
-        // NodeLabel was written on the device over CASE.
-        let label = try await stored.read(endpoint: 0, cluster: 0x28, attribute: 5)
-        #expect(try label.utf8() == "Hall light")
-        await commissioner.home.close()
-    }
-
-    @Test func wrongPasscodeIsANamedPASEFailureAndNothingIsRecorded() async throws {
-        let device = try await Self.device(discriminator: 103)
-        defer { Task { await device.shutdown() } }
-        let port = await device.port
-        let commissioner = try await HomeMatterCommissioner(
-            hub: try Hub(stateDirectory: Self.tempDir(), discovery: MatterDiscovery(browser: LoopbackBrowser(devices: [(103, port)]))),
-            options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
-        // Discriminator 103 with another passcode.
-        let wrong = try QRCodeHelper.code(discriminator: 103, passcode: 20_202_022)
-        do {
-            _ = try await commissioner.commissionMatterDevice(onboardingPayload: wrong)
-            Issue.record("commissioning with a wrong passcode succeeded")
-        } catch {
-            #expect(error.commissioningError?.step == .pase && error.commissioningError?.isWrongPasscode == true)
+    /// Runs `body` on a device and a home in `mode`, closing both afterwards.
+    static func withHome(_ mode: HomeMode, discriminator: UInt16?,
+                         _ body: (HomeFixture, VirtualDevice?) async throws -> Void) async throws {
+        var device: VirtualDevice?
+        var devices: [(discriminator: UInt16, port: UInt16)] = []
+        if let discriminator {
+            let d = try await Self.device(discriminator: discriminator + mode.offset)
+            device = d
+            devices = [(discriminator + mode.offset, await d.port)]
         }
-        #expect(try await commissioner.home.devices().isEmpty)
-        await commissioner.home.close()
+        let fixture = try await HomeFixture.make(mode, devices: devices)
+        do { try await body(fixture, device) } catch {
+            await fixture.close()
+            await device?.shutdown()
+            throw error
+        }
+        await fixture.close()
+        await device?.shutdown()
+    }
+
+    @Test(arguments: HomeMode.allCases)
+    func commissioningFlowShapedLikeTheHomeAPIs(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: 101) { fixture, device in
+            let device = try #require(device)
+            let home = fixture.home
+            #expect(home.mode == (mode == .embedded ? .embedded : .remote("unix:\(fixture.state)/hub.sock")))
+            let structure = try #require(try await home.structures().first)
+
+            // Complete before prepare is refused, and a second prepare while one is active too.
+            await #expect(throws: HomeError.self) { _ = try await structure.completeMatterCommissioning() }
+            do throws(HomeError) { _ = try await structure.completeMatterCommissioning() } catch {
+                #expect(error.code == .noCommissioningSession && error.message == "call prepareForMatterCommissioning() first")
+            }
+            try await structure.prepareForMatterCommissioning()
+            do throws(HomeError) {
+                try await structure.prepareForMatterCommissioning()
+                Issue.record("a second prepare was accepted")
+            } catch {
+                #expect(error.code == .commissioningSessionActive && error.message.hasPrefix("another commissioning session is active"))
+            }
+
+            let request = structure.matterCommissioningRequest(
+                topology: CommissioningTopology(ecosystemName: "MatterHub tests", homes: [.init(id: structure.id, name: structure.name)]),
+                onboardingPayload: device.qrCode, options: fixture.callerOptions)
+            let steps = Mutex<[String]>([])
+            let results = try await request.perform(name: "Lamp") { _, t in steps.withLock { $0.append(t.step.rawValue) } }
+            let result = try #require(try results.first?.get())
+            // Every step was heard as it finished, in order, and they are the steps of the result.
+            #expect(steps.withLock { $0 }.last == "commissioning-complete")
+            #expect(steps.withLock { $0 } == result.timings.map(\.step.rawValue))
+            #expect(result.vendorID == 0xFFF1 && result.productID == 0x8000)
+            let added = try await structure.completeMatterCommissioning()
+            #expect(added == [result.nodeID])
+            #expect(await device.isCommissioned)
+            let devices = try await home.devices()
+            #expect(devices.map(\.id) == [result.nodeID] && devices.first?.name == "Lamp")
+        }
+    }
+
+    @Test(arguments: HomeMode.allCases)
+    func cancelReleasesTheSession(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: nil) { fixture, _ in
+            let structure = try #require(try await fixture.home.structures().first)
+            try await structure.prepareForMatterCommissioning()
+            try await structure.cancelMatterCommissioning()
+            try await structure.prepareForMatterCommissioning()
+            try await structure.cancelMatterCommissioning()
+            do throws(HomeError) {
+                try await structure.cancelMatterCommissioning()
+                Issue.record("cancel without a session was accepted")
+            } catch {
+                #expect(error.code == .noCommissioningSession)
+            }
+        }
+    }
+
+    @Test(arguments: HomeMode.allCases)
+    func homeMatterCommissionerCommissionsAndConfigures(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: 102) { fixture, device in
+            let device = try #require(device)
+            let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
+            let ids = try await commissioner.commissionMatterDevice(onboardingPayload: device.manualCode)
+            #expect(ids.count == 1)
+            try await commissioner.configureMatterDevice(deviceName: "Hall light", roomName: "Hall")
+            #expect(try await commissioner.fetchRooms().map(\.name).contains("Hall"))
+            let stored = try await commissioner.home.device(try #require(ids.first))
+            #expect(stored.name == "Hall light" && stored.room?.name == "Hall")
+            // NodeLabel was written on the device over CASE.
+            let label = try await stored.read(endpoint: 0, cluster: 0x28, attribute: 5)
+            #expect(try label.utf8() == "Hall light")
+        }
+    }
+
+    @Test(arguments: HomeMode.allCases)
+    func wrongPasscodeIsANamedPASEFailureAndNothingIsRecorded(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: 103) { fixture, _ in
+            let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
+            // The device's discriminator with another passcode.
+            let wrong = try QRCodeHelper.code(discriminator: 103 + mode.offset, passcode: 20_202_022)
+            do throws(HomeError) {
+                _ = try await commissioner.commissionMatterDevice(onboardingPayload: wrong)
+                Issue.record("commissioning with a wrong passcode succeeded")
+            } catch {
+                #expect(error.code == .commissioningFailed)
+                #expect(error.commissioningError?.step == .pase && error.commissioningError?.isWrongPasscode == true)
+                #expect(error.message == error.commissioningError?.description)
+            }
+            #expect(try await commissioner.home.devices().isEmpty)
+        }
+    }
+
+    /// Control after commissioning: invoke and read follow each other, a device that is not
+    /// there is the same error either way, sharing opens a window, unpair takes the fabric off.
+    @Test(arguments: HomeMode.allCases)
+    func controlShareAndUnpair(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: 104) { fixture, device in
+            let device = try #require(device)
+            let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
+            let node = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
+            let lamp = try await fixture.home.device(node)
+            try await lamp.invoke(endpoint: 1, cluster: 6, command: 1)  // On
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
+            try await lamp.invoke(endpoint: 1, cluster: 6, command: 0)  // Off
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            do throws(HomeError) {
+                _ = try await fixture.home.device(0xDEAD)
+                Issue.record("a missing device was found")
+            } catch {
+                #expect(error.code == .deviceNotFound && error.message == "no device with node ID 0x000000000000DEAD in this home (see 'matterctl devices')")
+            }
+            let codes = try await lamp.share(timeoutSeconds: 180)
+            #expect(codes.qr.hasPrefix("MT:") && codes.manual.count == 11)
+            try await lamp.unpair()
+            #expect(try await fixture.home.devices().isEmpty)
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(await device.fabricIndexes.isEmpty)
+        }
+    }
+
+    /// One commissioning session for the whole home: a second client (another connection to
+    /// the hub, or another process on the directory) is refused while the first holds it.
+    @Test(arguments: HomeMode.allCases)
+    func aSecondClientGetsCommissioningSessionActive(_ mode: HomeMode) async throws {
+        try await Self.withHome(mode, discriminator: nil) { fixture, _ in
+            let first = try #require(try await fixture.home.structures().first)
+            let other = try await fixture.secondClient()
+            let second = try #require(try await other.structures().first)
+            try await first.prepareForMatterCommissioning()
+            do throws(HomeError) {
+                try await second.prepareForMatterCommissioning()
+                Issue.record("two sessions at once")
+            } catch {
+                #expect(error.code == .commissioningSessionActive)
+            }
+            try await first.cancelMatterCommissioning()
+            try await second.prepareForMatterCommissioning()
+            try await second.cancelMatterCommissioning()
+            await other.close()
+        }
     }
 }
 

@@ -4,12 +4,13 @@ import MatterInteraction
 import MatterSetupPayload
 import MatterTLV
 
-/// Removing a device from the hub's fabric, and sharing it with another ecosystem.
-extension Device {
+/// Removing a device from the hub's fabric, and sharing it with another ecosystem (embedded mode).
+extension Hub {
     /// Removes the hub's fabric from the device (RemoveFabric with the fabric index the device
     /// gave us), then forgets the device. The device keeps its other fabrics.
-    public func unpair() async throws(HomeError) {
-        let client = try await hub.client(for: id)
+    func unpair(_ node: NodeRecord) async throws(HomeError) {
+        let name = node.name
+        let client = try await client(for: node.nodeID.rawValue)
         typealias OC = Clusters.OperationalCredentials
         do {
             let index = try await client.readAttribute(ConcreteAttributePath(0, OC.id, OC.Attribute.currentFabricIndex))
@@ -27,14 +28,15 @@ extension Device {
                 throw HomeError(.deviceRefused, "removing the hub's fabric from \(name) failed: \(error)")
             }
         }
-        await hub.forget(id)
+        await forget(node.nodeID.rawValue)
     }
 
     /// A commissioning window for another ecosystem (multi-admin): a fresh random passcode, a
     /// PAKE verifier (never the passcode) sent with OpenCommissioningWindow, and the codes the
     /// other ecosystem scans or types.
-    public func share(timeoutSeconds: UInt16 = 300) async throws(HomeError) -> (qr: String, manual: String) {
-        let client = try await hub.client(for: id)
+    func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
+        let name = node.name
+        let client = try await client(for: node.nodeID.rawValue)
         var passcode: UInt32 = 0
         while !Passcode.isValid(passcode) { passcode = UInt32.random(in: 1...Passcode.maximum) }
         let discriminator = UInt16.random(in: 0...0xFFF)
@@ -48,7 +50,7 @@ extension Device {
         } catch {
             throw HomeError(.deviceRefused, "\(name) did not open a commissioning window: \(error)")
         }
-        let payload = SetupPayload(kind: .qrCode, vendorID: record.vendorID, productID: record.productID,
+        let payload = SetupPayload(kind: .qrCode, vendorID: node.vendorID, productID: node.productID,
                                    commissioningFlow: .standard, discoveryCapabilities: .onNetwork,
                                    discriminator: .long(discriminator), passcode: passcode)
         do {

@@ -18,34 +18,58 @@ import MatterTLV
 /// let added = try await structure.completeMatterCommissioning()
 /// ```
 public final class Home: Sendable {
-    public let hub: Hub
+    /// Where the home's calls run.
+    public enum Mode: Sendable, Hashable, CustomStringConvertible {
+        /// In this process, on the state directory (no hub serves it).
+        case embedded
+        /// Through the hub at this address (`unix:<state>/hub.sock`, `ws://host:port/ws`).
+        case remote(String)
 
-    /// A home over an existing hub (tests inject DNS-SD through the hub).
-    public init(hub: Hub) {
-        self.hub = hub
+        public var description: String {
+            switch self {
+            case .embedded: "embedded"
+            case .remote(let url): "through the hub at \(url)"
+            }
+        }
     }
 
+    let backend: any HomeBackend
+
+    init(backend: any HomeBackend) {
+        self.backend = backend
+    }
+
+    /// A home over an existing hub in this process (tests inject DNS-SD through the hub).
+    public convenience init(hub: Hub) {
+        self.init(backend: EmbeddedBackend(hub: hub))
+    }
+
+    /// The in-process hub in embedded mode; nil when this home is a client of a running hub.
+    public var hub: Hub? { (backend as? EmbeddedBackend)?.hub }
+
+    public var mode: Home.Mode { backend.mode }
+
+    /// The home of a state directory: through the hub that serves it when one runs (its
+    /// owner-only Unix socket `<state>/hub.sock`), else in this process. A hub that holds the
+    /// directory's lock but does not answer on its socket is an error (two writers would be wrong).
     public static func open(stateDirectory: String) async throws(HomeError) -> Home {
-        Home(hub: try Hub(stateDirectory: stateDirectory))
+        if let remote = try await LocalHub.connect(stateDirectory: stateDirectory) { return Home(backend: remote) }
+        return Home(hub: try Hub(stateDirectory: stateDirectory))
+    }
+
+    /// The home of a hub elsewhere: `ws://host:port/ws` (with its API token, 'matterctl hub
+    /// token' on the hub's machine) or `unix:/path/hub.sock`.
+    public static func connect(url: String, token: String? = nil) async throws(HomeError) -> Home {
+        Home(backend: try await RemoteBackend.connect(url: url, token: token))
     }
 
     public func structures() async throws(HomeError) -> [Structure] {
-        do {
-            _ = try hub.store.defaultStructure()
-            return try hub.store.structures().map { Structure(hub: hub, record: $0) }
-        } catch {
-            throw HomeError(.storeNotWritable, "cannot read the structures: \(error)")
-        }
+        try await backend.structures().map { Structure(backend: backend, record: $0) }
     }
 
     /// Every commissioned device, with its room.
     public func devices() async throws(HomeError) -> [Device] {
-        do {
-            let rooms = Dictionary(uniqueKeysWithValues: try hub.store.rooms().map { ($0.id, $0) })
-            return try hub.store.nodes().map { Device(hub: hub, record: $0, room: $0.roomID.flatMap { rooms[$0] }) }
-        } catch {
-            throw HomeError(.storeNotWritable, "cannot read the devices: \(error)")
-        }
+        try await backend.devices().map { Device(backend: backend, record: $0.0, room: $0.1) }
     }
 
     public func device(_ nodeID: UInt64) async throws(HomeError) -> Device {
@@ -55,61 +79,49 @@ public final class Home: Sendable {
         return d
     }
 
-    public func close() async { await hub.shutdown() }
+    public func close() async { await backend.close() }
 }
 
 /// A structure (a home) holding rooms; commissioning happens into a structure.
 public final class Structure: Sendable {
-    public let hub: Hub
+    let backend: any HomeBackend
     public let id: StructureID
     public let name: String
-    private let session = LockedValue<CommissioningSession?>(nil)
+    private let session = LockedValue<(any HomeCommissioningSession)?>(nil)
 
-    init(hub: Hub, record: StructureRecord) {
-        self.hub = hub
+    init(backend: any HomeBackend, record: StructureRecord) {
+        self.backend = backend
         id = record.id
         name = record.name
     }
 
+    /// The in-process hub in embedded mode; nil through a hub.
+    public var hub: Hub? { (backend as? EmbeddedBackend)?.hub }
+
     public func rooms() async throws(HomeError) -> [Room] {
-        do { return try hub.store.rooms(in: id).map { Room(id: $0.id, name: $0.name) } } catch {
-            throw HomeError(.storeNotWritable, "cannot read the rooms: \(error)")
-        }
+        try await backend.rooms(in: id)
     }
 
     @discardableResult
     public func addRoom(name: String) async throws(HomeError) -> Room {
-        do {
-            let r = try hub.store.addRoom(name: name, in: id)
-            return Room(id: r.id, name: r.name)
-        } catch {
-            throw HomeError(.storeNotWritable, "cannot add room '\(name)': \(error)")
-        }
+        try await backend.addRoom(name: name, in: id)
     }
 
     /// Checks that commissioning can start and takes the commissioning session: the caller can
     /// write the store, the hub is up (fabric loaded, avahi-daemon reachable), and no other
-    /// commissioning session is active, in this process or another.
+    /// commissioning session is active, in this process, another, or another client of the hub.
     public func prepareForMatterCommissioning() async throws(HomeError) {
-        guard hub.store.canWrite() else {
-            throw HomeError(.storeNotWritable, "the hub's state directory \(hub.stateDirectory) is not writable by this user")
-        }
-        _ = try await hub.fabric()
-        try await hub.checkDiscovery()
-        do {
-            session.set(try hub.store.beginCommissioningSession(in: id))
-        } catch {
-            throw HomeError(.commissioningSessionActive, "another commissioning session is active: \(error)")
-        }
+        session.set(try await backend.beginCommissioning(in: id))
     }
 
-    /// A commissioning request for this structure, to `perform()`.
+    /// A commissioning request for this structure, to `perform()`. Through a hub, `options` is
+    /// ignored: the hub attests with its own policy ('matterctl hub serve --paa-store ...').
     public func matterCommissioningRequest(topology: CommissioningTopology, onboardingPayload: String,
                                            options: CommissioningOptions? = nil) -> MatterCommissioningRequest {
         MatterCommissioningRequest(structure: self, topology: topology, payload: onboardingPayload, options: options)
     }
 
-    func activeSession() throws(HomeError) -> CommissioningSession {
+    func activeSession() throws(HomeError) -> any HomeCommissioningSession {
         guard let s = session.get(), s.isActive else {
             throw HomeError(.noCommissioningSession, "call prepareForMatterCommissioning() first")
         }
@@ -119,20 +131,15 @@ public final class Structure: Sendable {
     /// Ends the session and returns the node IDs commissioned in it.
     public func completeMatterCommissioning() async throws(HomeError) -> [UInt64] {
         let s = try activeSession()
-        do {
-            try s.finish(.completed)
-            let records = try hub.store.nodes().filter { $0.sessionID == s.id }
-            session.set(nil)
-            return records.map(\.nodeID.rawValue)
-        } catch {
-            throw HomeError(.storeNotWritable, "cannot complete the commissioning session: \(error)")
-        }
+        let added = try await s.complete()
+        session.set(nil)
+        return added
     }
 
     /// Ends the session without keeping anything still in progress.
     public func cancelMatterCommissioning() async throws(HomeError) {
         let s = try activeSession()
-        try? s.finish(.cancelled)
+        await s.cancel()
         session.set(nil)
     }
 }
@@ -173,13 +180,9 @@ public final class MatterCommissioningRequest: Sendable {
     /// fail are reported in the results; the call throws only when nothing could start.
     public func perform(name: String? = nil, room: Room? = nil,
                         onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in }) async throws(HomeError)
-        -> [Result<CommissioningResult, CommissioningError>] {
+        -> [Result<CommissionedDevice, CommissioningError>] {
         let session = try structure.activeSession()
-        try? session.markPerforming()
-        let opts: CommissioningOptions
-        if let options { opts = options } else { opts = try CommissioningOptions.defaultTrustStore(stateDirectory: structure.hub.stateDirectory) }
-        return try await structure.hub.commission(code: payload, session: session, name: name, room: room?.id, options: opts,
-                                                  onStep: onStep)
+        return try await session.perform(payload: payload, name: name, room: room?.id, options: options, onStep: onStep)
     }
 }
 
@@ -188,14 +191,14 @@ public struct Room: Sendable, Hashable {
     public let name: String
 }
 
-/// A commissioned device: its record, and control over CASE.
+/// A commissioned device: its record, and control over CASE (from this process, or through the hub).
 public struct Device: Sendable {
-    let hub: Hub
+    let backend: any HomeBackend
     public let record: NodeRecord
     public let room: RoomRecord?
 
-    init(hub: Hub, record: NodeRecord, room: RoomRecord?) {
-        self.hub = hub
+    init(backend: any HomeBackend, record: NodeRecord, room: RoomRecord?) {
+        self.backend = backend
         self.record = record
         self.room = room
     }
@@ -205,38 +208,35 @@ public struct Device: Sendable {
 
     /// Reads one attribute (endpoint, cluster, attribute) over CASE.
     public func read(endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
-        let client = try await hub.client(for: id)
-        do {
-            return try await client.readAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)))
-        } catch {
-            throw HomeError(.deviceRefused, "reading \(cluster)/\(attribute) from \(name) failed: \(error)")
-        }
+        try await backend.read(record, endpoint: endpoint, cluster: cluster, attribute: attribute)
+    }
+
+    /// Writes one attribute over CASE.
+    public func write(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+        try await backend.write(record, endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
     }
 
     /// Invokes a command with fields over CASE; a non-success status throws.
     public func invoke(endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement = .structure([])) async throws(HomeError) {
-        let client = try await hub.client(for: id)
-        do {
-            let r = try await client.invoke(commandPath: CommandPathIB(EndpointID(endpoint), ClusterID(cluster), CommandID(command)),
-                                            fields: fields)
-            if case .status(let s) = r, let e = s.error(at: .command(CommandPathIB(EndpointID(endpoint), ClusterID(cluster), CommandID(command)))) {
-                throw e
-            }
-        } catch let e as HomeError {
-            throw e
-        } catch {
-            throw HomeError(.deviceRefused, "command \(cluster)/\(command) on \(name) failed: \(error)")
-        }
+        try await backend.invoke(record, endpoint: endpoint, cluster: cluster, command: command, fields: fields)
     }
 
     /// Writes NodeLabel (BasicInformation) on the device.
     public func writeNodeLabel(_ label: String) async throws(HomeError) {
-        let client = try await hub.client(for: id)
-        do {
-            try await client.writeAttribute(ConcreteAttributePath(0, Clusters.BasicInformation.id, Clusters.BasicInformation.Attribute.nodeLabel),
-                                            value: .utf8(label))
-        } catch {
-            throw HomeError(.deviceRefused, "writing the name on \(name) failed: \(error)")
-        }
+        try await write(endpoint: 0, cluster: Clusters.BasicInformation.id.rawValue,
+                        attribute: Clusters.BasicInformation.Attribute.nodeLabel.rawValue, value: .utf8(label))
+    }
+
+    /// Removes the hub's fabric from the device (RemoveFabric with the fabric index the device
+    /// gave us), then forgets the device. The device keeps its other fabrics.
+    public func unpair() async throws(HomeError) {
+        try await backend.unpair(record)
+    }
+
+    /// A commissioning window for another ecosystem (multi-admin): a fresh random passcode, a
+    /// PAKE verifier (never the passcode) sent with OpenCommissioningWindow, and the codes the
+    /// other ecosystem scans or types.
+    public func share(timeoutSeconds: UInt16 = 300) async throws(HomeError) -> (qr: String, manual: String) {
+        try await backend.share(record, timeoutSeconds: timeoutSeconds)
     }
 }

@@ -3,23 +3,28 @@ import MatterCommissioning
 
 /// The one-call commissioning entry point of the Home APIs, moved to Linux:
 /// `commissionMatterDevice(onboardingPayload:)`, then `configureMatterDevice(deviceName:roomName:)`
-/// for what it added.
+/// for what it added. Through a running hub, the hub commissions (with its attestation policy).
 public final class HomeMatterCommissioner: Sendable {
     public let home: Home
-    public let options: CommissioningOptions
+    /// The attestation policy; nil through a hub (the hub's own applies).
+    public let options: CommissioningOptions?
     private let lastCommissioned = LockedValue<[UInt64]>([])
 
-    /// Without `options`, attestation uses the state directory's default trust store.
+    /// Without `options`, attestation uses the state directory's default trust store (embedded)
+    /// or the hub's policy (when a hub serves the directory).
     public init(stateDirectory: String, options: CommissioningOptions? = nil) async throws(HomeError) {
         home = try await Home.open(stateDirectory: stateDirectory)
-        if let options { self.options = options } else {
-            self.options = try CommissioningOptions.defaultTrustStore(stateDirectory: stateDirectory)
-        }
+        if let options { self.options = options } else { self.options = try home.backend.defaultOptions() }
     }
 
     /// A commissioner over an existing hub (e.g. one with injected DNS-SD).
-    public init(hub: Hub, options: CommissioningOptions) async throws(HomeError) {
-        home = Home(hub: hub)
+    public convenience init(hub: Hub, options: CommissioningOptions) async throws(HomeError) {
+        await self.init(home: Home(hub: hub), options: options)
+    }
+
+    /// A commissioner over a home opened either way (`Home.open`, `Home.connect`).
+    public init(home: Home, options: CommissioningOptions? = nil) async {
+        self.home = home
         self.options = options
     }
 
@@ -34,7 +39,7 @@ public final class HomeMatterCommissioner: Sendable {
         let request = structure.matterCommissioningRequest(
             topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
             onboardingPayload: onboardingPayload, options: options)
-        let results: [Result<CommissioningResult, CommissioningError>]
+        let results: [Result<CommissionedDevice, CommissioningError>]
         do {
             results = try await request.perform(onStep: onStep)
         } catch {
@@ -60,27 +65,9 @@ public final class HomeMatterCommissioner: Sendable {
         let nodes = lastCommissioned.get()
         guard !nodes.isEmpty else { throw HomeError(.noCommissioningSession, "no device was commissioned yet") }
         guard let structure = try await home.structures().first else { throw HomeError(.storeNotWritable, "no structure") }
-        let rooms = try await structure.rooms()
-        let room = try await rooms.first(where: { $0.name.lowercased() == roomName.lowercased() }).asyncOr { () async throws(HomeError) in
-            try await structure.addRoom(name: roomName)
-        }
         for (i, nodeID) in nodes.enumerated() {
             let name = nodes.count > 1 ? "\(deviceName) \(i + 1)" : deviceName
-            let device = try await home.device(nodeID)
-            try await device.writeNodeLabel(name)
-            do {
-                try home.hub.store.renameNode(NodeID(nodeID), to: name)
-                try home.hub.store.assignNode(NodeID(nodeID), to: room.id)
-            } catch {
-                throw HomeError(.storeNotWritable, "cannot record the name and room: \(error)")
-            }
+            try await home.backend.configure(nodeID, name: name, roomName: roomName, in: structure.id)
         }
-    }
-}
-
-extension Optional {
-    func asyncOr(_ make: () async throws(HomeError) -> Wrapped) async throws(HomeError) -> Wrapped {
-        if let v = self { return v }
-        return try await make()
     }
 }

@@ -54,14 +54,14 @@ extension HubService {
         let request = structure.matterCommissioningRequest(
             topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
             onboardingPayload: code, options: options)
-        let results: [Result<CommissioningResult, CommissioningError>]
+        let results: [Result<CommissionedDevice, CommissioningError>]
         do { results = try await commissionReporting(request, name: nil, room: nil, source: .ohf).1 } catch {
             try? await structure.cancelMatterCommissioning()
             throw APIError(.nodeCommissionFailed, error.description)
         }
         _ = try? await structure.completeMatterCommissioning()
         guard let outcome = results.first else { throw APIError(.nodeCommissionFailed, "the setup code names no device") }
-        let result: CommissioningResult
+        let result: CommissionedDevice
         switch outcome {
         case .success(let r): result = r
         case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)

@@ -1,5 +1,6 @@
 import Foundation
 import MatterCommissioning
+import MatterHome
 import MatterServerAPI
 
 /// Turns one commissioning request's progress into `matterhub/commissioning_*` events: started,
@@ -25,7 +26,7 @@ struct CommissioningReporter: Sendable {
     }
 
     /// The failed step of each device that failed, then the end of the request.
-    func finished(_ results: [Result<CommissioningResult, CommissioningError>]) -> [HubDeviceOutcome] {
+    func finished(_ results: [Result<CommissionedDevice, CommissioningError>]) -> [HubDeviceOutcome] {
         for (device, result) in results.enumerated() {
             guard case .failure(let e) = result else { continue }
             publish(.commissioningStep(HubCommissioningStep(

@@ -25,7 +25,7 @@ extension HubCommissioningFailure {
 }
 
 extension HubDeviceOutcome {
-    init(device: Int, _ result: Result<CommissioningResult, CommissioningError>) {
+    init(device: Int, _ result: Result<CommissionedDevice, CommissioningError>) {
         switch result {
         case .success(let r):
             self = .success(device: device, nodeID: r.nodeID, vendorID: r.vendorID, productID: r.productID,

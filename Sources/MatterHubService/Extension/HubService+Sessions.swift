@@ -47,7 +47,7 @@ extension HubService {
     /// `perform()` with `matterhub/commissioning_*` events for every enabled client.
     func commissionReporting(_ request: MatterCommissioningRequest, name: String?, room: Room?,
                              source: HubEvent.Source) async throws(HomeError)
-        -> (String, [Result<CommissioningResult, CommissioningError>]) {
+        -> (String, [Result<CommissionedDevice, CommissioningError>]) {
         let reporter = CommissioningReporter(publish: { [extensionState] in extensionState.publish($0) })
         if let devices = try? SetupPayload.parse(request.payload).count { reporter.started(devices: devices, source: source) }
         do {

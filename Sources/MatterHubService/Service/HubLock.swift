@@ -1,4 +1,5 @@
 import Foundation
+import MatterHome
 import Synchronization
 
 /// The one writer of a state directory: `hub serve` holds an advisory lock on `<state>/hub.lock`
@@ -48,16 +49,6 @@ public final class HubLock: Sendable {
 
     /// The PID of the hub serving `stateDirectory`, or nil when none does.
     public static func holder(of stateDirectory: String) -> Int32? {
-        let path = stateDirectory + "/hub.lock"
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            flock(fd, LOCK_UN)
-            return nil
-        }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let n = pread(fd, &buffer, buffer.count, 0)
-        return Int32(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        LocalHub.holder(of: stateDirectory)
     }
 }

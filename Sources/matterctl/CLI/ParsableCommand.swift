@@ -119,6 +119,11 @@ enum Output {
         print(text)
     }
 
+    /// Text without a newline (a prompt).
+    static func write(_ text: String) {
+        print(text, terminator: "")
+    }
+
     static func err(_ text: String) {
         var stream = StandardError()
         print(text, to: &stream)

@@ -1,0 +1,157 @@
+import MatterCertificates
+import MatterCommissioning
+import MatterInteraction
+import MatterTLV
+
+/// The Home API in this process: the store, the fabric and the sessions of a `Hub`.
+struct EmbeddedBackend: HomeBackend {
+    let hub: Hub
+
+    var mode: Home.Mode { .embedded }
+
+    func structures() async throws(HomeError) -> [StructureRecord] {
+        do {
+            _ = try hub.store.defaultStructure()
+            return try hub.store.structures()
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot read the structures: \(error)")
+        }
+    }
+
+    func rooms(in structure: StructureID) async throws(HomeError) -> [Room] {
+        do { return try hub.store.rooms(in: structure).map { Room(id: $0.id, name: $0.name) } } catch {
+            throw HomeError(.storeNotWritable, "cannot read the rooms: \(error)")
+        }
+    }
+
+    func addRoom(name: String, in structure: StructureID) async throws(HomeError) -> Room {
+        do {
+            let r = try hub.store.addRoom(name: name, in: structure)
+            return Room(id: r.id, name: r.name)
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot add room '\(name)': \(error)")
+        }
+    }
+
+    func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)] {
+        do {
+            let rooms = Dictionary(uniqueKeysWithValues: try hub.store.rooms().map { ($0.id, $0) })
+            return try hub.store.nodes().map { ($0, $0.roomID.flatMap { rooms[$0] }) }
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot read the devices: \(error)")
+        }
+    }
+
+    /// Checks that commissioning can start: the caller can write the store, the hub is up
+    /// (fabric loaded, avahi-daemon reachable), and no other session is active, in this process
+    /// or another.
+    func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession {
+        guard hub.store.canWrite() else {
+            throw HomeError(.storeNotWritable, "the hub's state directory \(hub.stateDirectory) is not writable by this user")
+        }
+        _ = try await hub.fabric()
+        try await hub.checkDiscovery()
+        do {
+            return EmbeddedSession(hub: hub, session: try hub.store.beginCommissioningSession(in: structure))
+        } catch {
+            throw HomeError(.commissioningSessionActive, "another commissioning session is active: \(error)")
+        }
+    }
+
+    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
+        let client = try await hub.client(for: node.nodeID.rawValue)
+        do {
+            return try await client.readAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)))
+        } catch {
+            throw HomeError(.deviceRefused, "reading \(cluster)/\(attribute) from \(node.name) failed: \(error)")
+        }
+    }
+
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+        let client = try await hub.client(for: node.nodeID.rawValue)
+        do {
+            try await client.writeAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)),
+                                            value: value)
+        } catch {
+            throw HomeError(.deviceRefused, "writing \(cluster)/\(attribute) on \(node.name) failed: \(error)")
+        }
+    }
+
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError) {
+        let client = try await hub.client(for: node.nodeID.rawValue)
+        let path = CommandPathIB(EndpointID(endpoint), ClusterID(cluster), CommandID(command))
+        do {
+            let r = try await client.invoke(commandPath: path, fields: fields)
+            if case .status(let s) = r, let e = s.error(at: .command(path)) { throw e }
+        } catch {
+            throw HomeError(.deviceRefused, "command \(cluster)/\(command) on \(node.name) failed: \(error)")
+        }
+    }
+
+    func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
+        try await hub.share(node, timeoutSeconds: timeoutSeconds)
+    }
+
+    func unpair(_ node: NodeRecord) async throws(HomeError) {
+        try await hub.unpair(node)
+    }
+
+    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
+        let rooms = try await self.rooms(in: structure)
+        let room: Room
+        if let existing = rooms.first(where: { $0.name.lowercased() == roomName.lowercased() }) { room = existing } else {
+            room = try await addRoom(name: roomName, in: structure)
+        }
+        guard let record = try? hub.store.node(NodeID(node)) else {
+            throw HomeError(.deviceNotFound, "no device with node ID \(node) in this home (see 'matterctl devices')")
+        }
+        try await write(record, endpoint: 0, cluster: Clusters.BasicInformation.id.rawValue,
+                        attribute: Clusters.BasicInformation.Attribute.nodeLabel.rawValue, value: .utf8(name))
+        do {
+            try hub.store.renameNode(NodeID(node), to: name)
+            try hub.store.assignNode(NodeID(node), to: room.id)
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot record the name and room: \(error)")
+        }
+    }
+
+    func defaultOptions() throws(HomeError) -> CommissioningOptions? {
+        try CommissioningOptions.defaultTrustStore(stateDirectory: hub.stateDirectory)
+    }
+
+    func close() async { await hub.shutdown() }
+}
+
+/// The commissioning session of the store (the cross-process lock), with the hub that commissions.
+final class EmbeddedSession: HomeCommissioningSession {
+    let hub: Hub
+    let session: CommissioningSession
+
+    init(hub: Hub, session: CommissioningSession) {
+        self.hub = hub
+        self.session = session
+    }
+
+    var isActive: Bool { session.isActive }
+
+    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
+                 onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+        -> [Result<CommissionedDevice, CommissioningError>] {
+        try? session.markPerforming()
+        let opts: CommissioningOptions
+        if let options { opts = options } else { opts = try CommissioningOptions.defaultTrustStore(stateDirectory: hub.stateDirectory) }
+        return try await hub.commission(code: payload, session: session, name: name, room: room, options: opts, onStep: onStep)
+            .map { $0.map(CommissionedDevice.init) }
+    }
+
+    func complete() async throws(HomeError) -> [UInt64] {
+        do {
+            try session.finish(.completed)
+            return try hub.store.nodes().filter { $0.sessionID == session.id }.map(\.nodeID.rawValue)
+        } catch {
+            throw HomeError(.storeNotWritable, "cannot complete the commissioning session: \(error)")
+        }
+    }
+
+    func cancel() async { try? session.finish(.cancelled) }
+}

@@ -1,0 +1,42 @@
+import MatterCommissioning
+import MatterTLV
+
+/// What `Home`, `Structure`, `Device` and `HomeMatterCommissioner` run on: the hub in this
+/// process (``EmbeddedBackend``, over `Hub`) or a hub in another process reached over the Matter
+/// Server API with MatterHub's `matterhub/...` commands (``RemoteBackend``). Both give the same
+/// results and the same `HomeError`s (code and message).
+protocol HomeBackend: Sendable {
+    var mode: Home.Mode { get }
+    func structures() async throws(HomeError) -> [StructureRecord]
+    func rooms(in structure: StructureID) async throws(HomeError) -> [Room]
+    func addRoom(name: String, in structure: StructureID) async throws(HomeError) -> Room
+    /// Every device with its room.
+    func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)]
+    /// Takes the hub's single commissioning session (across every client of the hub).
+    func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession
+
+    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError)
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError)
+    func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String)
+    func unpair(_ node: NodeRecord) async throws(HomeError)
+    /// Names a device (NodeLabel on the device, and in the home) and puts it in the room called
+    /// `roomName` (created when new).
+    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError)
+    /// The default attestation policy when a caller gives none (embedded: the state directory's
+    /// trust store; remote: the hub's own, so nil).
+    func defaultOptions() throws(HomeError) -> CommissioningOptions?
+    func close() async
+}
+
+/// A commissioning session held by one client: perform any number of requests, then complete
+/// or cancel.
+protocol HomeCommissioningSession: Sendable {
+    var isActive: Bool { get }
+    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
+                 onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+        -> [Result<CommissionedDevice, CommissioningError>]
+    /// Ends the session; the node IDs it commissioned.
+    func complete() async throws(HomeError) -> [UInt64]
+    func cancel() async
+}

@@ -1,0 +1,171 @@
+import MatterCommissioning
+import MatterServerAPI
+import MatterTLV
+import MatterWebSocket
+
+/// The Home API as a client of a running hub: each call is one `matterhub/...` command on the
+/// hub's WebSocket (docs/matterhub-api.md); the hub runs it on its embedded home, so results and
+/// errors are those of embedded mode.
+struct RemoteBackend: HomeBackend {
+    let connection: HubConnection
+
+    var mode: Home.Mode { .remote(connection.url) }
+
+    static func connect(url: String, token: String?) async throws(HomeError) -> RemoteBackend {
+        var target: WebSocketURL
+        do { target = try WebSocketURL(url) } catch { throw HomeError(.hubUnavailable, "\(error)") }
+        if let token { target = target.adding(token: token) }
+        return RemoteBackend(connection: try await HubConnection.open(target))
+    }
+
+    func structures() async throws(HomeError) -> [StructureRecord] {
+        var out: [StructureRecord] = []
+        for s in try RemoteRecords.list(try await connection.call("matterhub/structures"), "structure list") {
+            out.append(RemoteRecords.structure(try RemoteRecords.decode("structure") { () throws(APIError) in try HubStructure(json: s) }))
+        }
+        return out
+    }
+
+    func roomRecords(in structure: StructureID) async throws(HomeError) -> [RoomRecord] {
+        var out: [RoomRecord] = []
+        let result = try await connection.call("matterhub/rooms", .object(["structure_id": .int(structure.rawValue)]))
+        for r in try RemoteRecords.list(result, "room list") {
+            out.append(RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) }))
+        }
+        return out
+    }
+
+    func rooms(in structure: StructureID) async throws(HomeError) -> [Room] {
+        try await roomRecords(in: structure).map { Room(id: $0.id, name: $0.name) }
+    }
+
+    func addRoom(name: String, in structure: StructureID) async throws(HomeError) -> Room {
+        let r = try await connection.call("matterhub/add_room", .object(["name": .string(name), "structure_id": .int(structure.rawValue)]))
+        let room = RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) })
+        return Room(id: room.id, name: room.name)
+    }
+
+    func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)] {
+        let list = try RemoteRecords.list(try await connection.call("matterhub/devices"), "device list")
+        let devices = try list.map { raw throws(HomeError) in
+            (try RemoteRecords.decode("device") { () throws(APIError) in try HubDevice(json: raw) }, raw)
+        }
+        var rooms: [RoomID: RoomRecord] = [:]
+        if devices.contains(where: { $0.0.roomID != nil }) {
+            for s in try await structures() {
+                for r in try await roomRecords(in: s.id) { rooms[r.id] = r }
+            }
+        }
+        return try devices.map { d throws(HomeError) in try RemoteRecords.device(d.0, raw: d.1, rooms: rooms) }
+    }
+
+    func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession {
+        _ = try await connection.call("matterhub/prepare_commissioning", .object(["structure_id": .int(structure.rawValue)]))
+        return RemoteSession(connection: connection)
+    }
+
+    static func nodeArgs(_ node: NodeRecord, _ rest: KeyValuePairs<String, JSONValue>) -> JSONValue {
+        var o = JSONObject([JSONObject.Member(key: "node_id", value: .integer(node.nodeID.rawValue))])
+        for (k, v) in rest { o.append(k, v) }
+        return .object(o)
+    }
+
+    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
+        let r = try await connection.call("matterhub/read", Self.nodeArgs(node, [
+            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute)]))
+        guard let hex = r["tlv"]?.string, let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
+            throw RemoteRecords.malformed("attribute value")
+        }
+        return element
+    }
+
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+        // NodeLabel with the device's own name (what commissioning writes) is configure_device's
+        // write; a hub of API version 1 has no generic write.
+        if endpoint == 0, cluster == 0x28, attribute == 5, case .utf8(let label) = value.value, label == node.name {
+            _ = try await connection.call("matterhub/configure_device", Self.nodeArgs(node, ["name": .string(label)]))
+            return
+        }
+        _ = try await connection.call("matterhub/write", Self.nodeArgs(node, [
+            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute),
+            "tlv": .string(Base16.encode(TLVWriter.encode(value)))]))
+    }
+
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError) {
+        _ = try await connection.call("matterhub/invoke", Self.nodeArgs(node, [
+            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "command": .integer(command),
+            "fields_tlv": .string(Base16.encode(TLVWriter.encode(fields)))]))
+    }
+
+    func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
+        let r = try await connection.call("matterhub/share", Self.nodeArgs(node, ["timeout_seconds": .integer(timeoutSeconds)]))
+        guard let qr = r["qr"]?.string, let manual = r["manual"]?.string else { throw RemoteRecords.malformed("sharing codes") }
+        return (qr, manual)
+    }
+
+    func unpair(_ node: NodeRecord) async throws(HomeError) {
+        _ = try await connection.call("matterhub/unpair", Self.nodeArgs(node, [:]))
+    }
+
+    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
+        _ = try await connection.call("matterhub/configure_device", .object([
+            "node_id": .integer(node), "name": .string(name), "room": .string(roomName), "structure_id": .int(structure.rawValue)]))
+    }
+
+    func defaultOptions() throws(HomeError) -> CommissioningOptions? { nil }
+
+    func close() async { await connection.close() }
+}
+
+/// The commissioning session this connection holds on the hub (the hub cancels it if the
+/// connection drops).
+final class RemoteSession: HomeCommissioningSession {
+    let connection: HubConnection
+    private let active = LockedValue(true)
+
+    init(connection: HubConnection) { self.connection = connection }
+
+    var isActive: Bool { active.get() && connection.isOpen }
+
+    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
+                 onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+        -> [Result<CommissionedDevice, CommissioningError>] {
+        var args = JSONObject([JSONObject.Member(key: "onboarding_payload", value: .string(payload))])
+        if let name { args["name"] = .string(name) }
+        if let room { args["room_id"] = .int(room.rawValue) }
+        // The hub names its request in commissioning_started; only one session runs at a time on a
+        // hub and this connection holds it, so the MatterHub request that starts during this call is ours.
+        let request = LockedValue<String?>(nil)
+        let result = try await connection.call("matterhub/perform_commissioning", .object(args), timeout: .seconds(600)) { id, event, data in
+            switch HubEvent.Name(rawValue: event) {
+            case .commissioningStarted?:
+                if data["source"]?.string == HubEvent.Source.matterhub.rawValue, request.get() == nil {
+                    request.set(data["request_id"]?.string)
+                }
+            case .commissioningStep?:
+                guard let step = try? HubCommissioningStep(json: data), step.requestID == request.get() || step.requestID == id,
+                      let (device, timing) = RemoteRecords.step(step) else { return }
+                onStep(device, timing)
+            default: break
+            }
+        }
+        var out: [Result<CommissionedDevice, CommissioningError>] = []
+        for raw in try RemoteRecords.list(result["results"], "commissioning result") {
+            let o = try RemoteRecords.decode("device outcome") { () throws(APIError) in try HubDeviceOutcome(json: raw) }
+            out.append(try RemoteRecords.outcome(o, raw: raw))
+        }
+        return out
+    }
+
+    func complete() async throws(HomeError) -> [UInt64] {
+        let r = try await connection.call("matterhub/complete_commissioning")
+        active.set(false)
+        guard let ids = r["node_ids"]?.array?.compactMap(\.uint64) else { throw RemoteRecords.malformed("completion") }
+        return ids
+    }
+
+    func cancel() async {
+        _ = try? await connection.call("matterhub/cancel_commissioning")
+        active.set(false)
+    }
+}

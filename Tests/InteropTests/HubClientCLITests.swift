@@ -1,0 +1,206 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// matterctl's home commands through a running hub and embedded, in the lab (virtual devices on
+/// h23, the hub and the CLI on h22): the same output either way; a second client of the hub
+/// sees the CLI's commissioning steps live and is refused a second session; `matterctl add`
+/// driven in a real terminal (tmux).
+@Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
+struct HubClientCLITests {
+    static let hubHost = 22
+    static let deviceHost = 23
+
+    static func startDevice(_ lab: Lab, discriminator: Int, port: Int) async throws -> (process: ChildProcess, qr: String, manual: String) {
+        let dir = "\(lab.directory)/hcc-\(UInt32.random(in: 0...UInt32.max))"
+        let device = try lab.spawn(on: deviceHost, [Lab.matterctl, "virtual-device", "--state", dir, "--passcode", "13572468",
+                                                    "--discriminator", String(discriminator), "--port", String(port)])
+        try #require(await device.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") } != nil, "\(device.text)")
+        let lines = device.text.split(separator: "\n").map(String.init)
+        let qr = try #require(lines.first { $0.hasPrefix("QR code: ") }).dropFirst(9)
+        let manual = try #require(lines.first { $0.hasPrefix("Manual code: ") }).dropFirst(13)
+        return (device, String(qr), String(manual))
+    }
+
+    static func startHub(_ lab: Lab, state: String, port: Int) async throws -> ChildProcess {
+        let hub = try lab.spawn(on: hubHost, [Lab.matterctl, "hub", "serve", "--state", state, "--port", String(port),
+                                              "--paa-store", try HubVirtualDeviceTests.paa(lab), "--allow-test-devices"])
+        try #require(await hub.waitForLine(timeout: 30) { $0.hasPrefix("hub: ready unix:") } != nil, "\(hub.text)")
+        return hub
+    }
+
+    static func ctl(_ lab: Lab, _ state: String, _ args: [String]) async throws -> (Int32, String) {
+        try await lab.run(on: hubHost, [Lab.matterctl] + args + ["--state", state], timeout: 120)
+    }
+
+    /// What differs between two runs by nature: node IDs, times, addresses, dates, fresh codes.
+    static func normalized(_ text: String) -> String {
+        var s = text
+        for (pattern, replacement) in [("0x[0-9A-Fa-f]{16}", "NODE"), ("[0-9]+(\\.[0-9])? ms", "N ms"),
+                                       ("\"commissionedAt\":\"[^\"]*\"", "\"commissionedAt\":DATE"),
+                                       ("\"nodeId\":[0-9]+", "\"nodeId\":ID"), ("MT:[0-9A-Z.\\-]+", "MT:QR"),
+                                       ("[0-9]{4}-[0-9]{3}-[0-9]{4}", "MANUAL"),
+                                       // the device as named in warnings: instance, discriminator, address
+                                       ("[0-9A-F]{16} \\(discriminator [0-9]+, [^)]*\\)", "DEVICE")] {
+            s = s.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        // The embedded run's flag warning (through the hub the hub's own policy applies).
+        return s.split(separator: "\n").filter { !$0.hasPrefix("warning: devices with test attestation") }.joined(separator: "\n")
+    }
+
+    /// One device's life through the CLI; the normalized output of every command.
+    static func session(_ lab: Lab, state: String, device: (process: ChildProcess, qr: String, manual: String), embedded: Bool)
+        async throws -> [String] {
+        var out: [String] = []
+        let policy = embedded ? ["--paa-store", try HubVirtualDeviceTests.paa(lab), "--allow-test-devices"] : []
+        let (status, commissioned) = try await ctl(lab, state, ["commission", device.qr, "--name", "Lamp", "--room", "Kitchen"] + policy)
+        #expect(status == 0, "\(commissioned)\n\(device.process.text)")
+        out.append(commissioned)
+        if !embedded {
+            // The hub did the work: its node runtime knows the node (a CLI writing the store
+            // beside the hub would be unknown to it).
+            let (_, status) = try await ctl(lab, state, ["hub", "status", "--json"])
+            #expect(status.contains("\"nodes\":1"), "\(status)")
+        }
+        let (_, list) = try await ctl(lab, state, ["devices", "--json"])
+        let line = list.split(separator: "\n").last { $0.hasPrefix("{") }.map(String.init) ?? "{}"
+        let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        let first = try #require((json?["devices"] as? [[String: Any]])?.first, "\(list)")
+        let node = HubVirtualDeviceTests.nodeHex(first)
+        for args in [["devices"], ["rooms", "list"], ["read", node, "basicinformation", "nodelabel"], ["invoke", node, "onoff", "toggle"],
+                     ["read", node, "onoff", "onoff"], ["share", node, "--timeout", "180"], ["read", "0x1", "onoff", "onoff"],
+                     ["unpair", node], ["devices"]] {
+            let (s, text) = try await ctl(lab, state, args)
+            out.append("\(args.first!) exit \(s): \(text)")
+        }
+        return out.map(normalized)
+    }
+
+    @Test func homeCommandsGiveTheSameOutputThroughTheHubAndEmbedded() async throws {
+        let lab = try Lab.shared()
+        let a = try await Self.startDevice(lab, discriminator: 3401, port: 5701)
+        defer { a.process.kill9() }
+        let embeddedState = HubVirtualDeviceTests.newState(lab)
+        let embedded = try await Self.session(lab, state: embeddedState, device: a, embedded: true)
+
+        let b = try await Self.startDevice(lab, discriminator: 3402, port: 5702)
+        defer { b.process.kill9() }
+        let hubState = HubVirtualDeviceTests.newState(lab)
+        let hub = try await Self.startHub(lab, state: hubState, port: 5590)
+        defer { hub.kill9() }
+        let (stopped, before) = try await Self.ctl(lab, hubState, ["hub", "status", "--json"])
+        #expect(stopped == 0 && before.contains("\"running\":true") && before.contains("\"nodes\":0"), "\(before)")
+        let remote = try await Self.session(lab, state: hubState, device: b, embedded: false)
+        #expect(remote.count == embedded.count)
+        for (e, r) in zip(embedded, remote) { #expect(e == r, "embedded:\n\(e)\nthrough the hub:\n\(r)") }
+        print("embedded and through the hub:\n" + remote.joined(separator: "\n"))
+        let (_, status) = try await Self.ctl(lab, hubState, ["hub", "status"])
+        #expect(status.contains("hub: running (PID") && status.contains("nodes:     0 (0 available)"), "\(status)")
+    }
+
+    /// The CLI commissions through the hub while another client is connected (on the hub's Unix
+    /// socket, as the dashboard would be on TCP): it sees each step as it happens, and its own
+    /// prepare_commissioning meanwhile gets commissioningSessionActive.
+    @Test func aSecondClientSeesTheStepsAndIsRefusedASession() async throws {
+        try await Self.withHubAndDevice(discriminator: 3403, port: 5703, hubPort: 5591) { lab, state, device in
+            try await Self.watchWhileTheCLICommissions(lab, state, device)
+        }
+    }
+
+    /// A virtual device on h23 and a hub on a fresh state on h22, both stopped afterwards.
+    static func withHubAndDevice(discriminator: Int, port: Int, hubPort: Int,
+                                 _ body: (Lab, String, (process: ChildProcess, qr: String, manual: String)) async throws -> Void)
+        async throws {
+        let lab = try Lab.shared()
+        let device = try await startDevice(lab, discriminator: discriminator, port: port)
+        defer { device.process.kill9() }
+        let state = HubVirtualDeviceTests.newState(lab)
+        let hub = try await startHub(lab, state: state, port: hubPort)
+        defer { hub.kill9() }
+        try await body(lab, state, device)
+    }
+
+    static func watchWhileTheCLICommissions(_ lab: Lab, _ state: String,
+                                            _ device: (process: ChildProcess, qr: String, manual: String)) async throws {
+
+        let watcher = try WebSocketTestClient(unixPath: state + "/hub.sock", timeout: 60)
+        #expect(try await watcher.upgrade() == 101)
+        _ = try await watcher.nextText()  // server info
+        try await watcher.sendText(#"{"message_id":"e","command":"matterhub/enable","args":{}}"#)
+        #expect(try await watcher.nextText().contains("\"api_version\""))
+
+        let cli = try lab.spawn(on: hubHost, [Lab.matterctl, "commission", device.qr, "--name", "Lamp", "--state", state])
+        var steps: [String] = []
+        var refused = ""
+        while true {
+            let text = try await watcher.nextText()
+            if text.contains("matterhub/commissioning_step") {
+                if let r = text.range(of: #""step":"[a-z-]+""#, options: .regularExpression) { steps.append(String(text[r])) }
+                if steps.count == 1 {
+                    try await watcher.sendText(#"{"message_id":"p","command":"matterhub/prepare_commissioning","args":{}}"#)
+                }
+            } else if text.contains(#""message_id":"p""#) {
+                refused = text
+            } else if text.contains("matterhub/commissioning_finished") {
+                break
+            }
+        }
+        #expect(await cli.wait(timeout: 60) == 0, "\(cli.text)")
+        #expect(steps.first == #""step":"discovery""# && steps.contains(#""step":"commissioning-complete""#), "\(steps)")
+        #expect(refused.contains(#""matterhub_error":"commissioningSessionActive""#), "\(refused)")
+        // The CLI printed the same steps the other client saw.
+        #expect(cli.text.contains("[1] discovery") && cli.text.contains("Commissioned node"), "\(cli.text)")
+    }
+
+    /// `matterctl add` in a real terminal: a wrong code is refused at the prompt with the reason
+    /// and asked again; the device lands in the typed room with the typed name.
+    @Test func addInARealTerminal() async throws {
+        try await Self.withHubAndDevice(discriminator: 3404, port: 5704, hubPort: 5592) { lab, state, device in
+            try await Self.driveAddInTmux(lab, state, device)
+        }
+    }
+
+    static func driveAddInTmux(_ lab: Lab, _ state: String, _ device: (process: ChildProcess, qr: String, manual: String)) async throws {
+        let socket = "mhadd\(UInt32.random(in: 0...UInt32.max))"
+        let tmux = ["tmux", "-L", socket]
+        let (started, startOut) = try await lab.run(on: hubHost, tmux + [
+            "new-session", "-d", "-s", "add", "-x", "160", "-y", "50",
+            "\(Lab.matterctl) add --state \(state); echo EXIT=$?; sleep 60"])
+        #expect(started == 0, "\(startOut)")
+        defer { _ = try? ProcessRunner.run("/usr/bin/tmux", ["-L", socket, "kill-server"]) }
+
+        func screen() throws -> String { try ProcessRunner.run("/usr/bin/tmux", ["-L", socket, "capture-pane", "-p", "-t", "add"]).stdout }
+        func type(_ text: String) throws {
+            _ = try ProcessRunner.run("/usr/bin/tmux", ["-L", socket, "send-keys", "-t", "add", "-l", text])
+            _ = try ProcessRunner.run("/usr/bin/tmux", ["-L", socket, "send-keys", "-t", "add", "Enter"])
+        }
+        func waitFor(_ text: String, count: Int = 1, seconds: Double = 30) async throws -> String {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                let s = try screen()
+                if s.components(separatedBy: text).count - 1 >= count { return s }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            Issue.record("'\(text)' did not appear; the screen:\n\(try screen())")
+            return try screen()
+        }
+
+        _ = try await waitFor("Setup code")
+        try type("34970112333")  // a check digit that does not match
+        let refused = try await waitFor("Setup code", count: 2)
+        #expect(refused.contains("that is not a valid setup code"), "\(refused)")
+        // Pasted as a QR code: its long discriminator picks this device among the lab's others
+        // (a manual code carries only the short one, which other tests' devices share).
+        try type(device.qr)
+        _ = try await waitFor("Room:")
+        try type("Office")
+        _ = try await waitFor("Name [")
+        try type("Desk lamp")
+        let done = try await waitFor("EXIT=", seconds: 60)
+        print(done)
+        #expect(done.contains("Added \"Desk lamp\" in Office.") && done.contains("EXIT=0"), "\(done)")
+        #expect(done.contains("[1] discovery") && done.contains("CommissioningComplete"), "\(done)")
+        let (_, list) = try await ctl(lab, state, ["devices", "--json"])
+        #expect(list.contains("\"name\":\"Desk lamp\"") && list.contains("\"room\":\"Office\""), "\(list)")
+    }
+}
