@@ -84,7 +84,9 @@ public actor VirtualDevice {
         advertises = c.advertises
         manager = ExchangeManager(transport: transport)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state)
-        server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1)
+        // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
+        server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1,
+                                   firstEventNumber: UInt64(state.bootCount) << 32)
     }
 
     private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
@@ -156,6 +158,10 @@ public actor VirtualDevice {
             clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
         await manager.start()
         await core.start()
+        // BasicInformation StartUp (critical), with SoftwareVersion, as a device does at boot.
+        await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 0, priority: 2,
+                               epochTimestampMs: UInt64(Date().timeIntervalSince1970 * 1000),
+                               data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
         reportPump = Task { [weak self] in
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(50))

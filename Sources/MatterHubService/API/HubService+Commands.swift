@@ -60,7 +60,7 @@ extension HubService {
         case .updateNode:
             throw APIError(.updateError, "this hub cannot install software updates yet; update the device with its vendor's app")
         case .diagnostics:
-            return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array([])])
+            return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array(recentEvents.map(\.json))])
         case .importTestNode:
             throw APIError(.invalidArguments, "import_test_node is not supported: this hub serves only real, commissioned nodes")
         case .setACLEntry, .setNodeBinding:

@@ -55,7 +55,8 @@ extension HubService {
             topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
             onboardingPayload: code, options: options)
         let results: [Result<CommissioningResult, CommissioningError>]
-        do { results = try await request.perform() } catch {
+        let onStep = onCommissioningStep
+        do { results = try await request.perform { _, timing in onStep(timing) } } catch {
             try? await structure.cancelMatterCommissioning()
             throw APIError(.nodeCommissionFailed, error.description)
         }
