@@ -14,21 +14,15 @@ import sys
 
 import aiohttp
 from chip.clusters import Objects as Clusters
-from matter_server.client import MatterClient
 from matter_server.common.errors import MatterError, NodeNotReady
 from matter_server.common.models import EventType
 
-from ohfcheck import check, run, wait_for
+from ohfcheck import check, listening_client, run, wait_for
+
 
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
-        client = MatterClient(url, session)
-        await asyncio.wait_for(client.connect(), 10)
-        ready = asyncio.Event()
-        listen = asyncio.create_task(client.start_listening(ready))
-        await asyncio.wait_for(ready.wait(), 30)
-        events = asyncio.Queue()
-        client.subscribe_events(lambda event, data: events.put_nowait((event, data)))
+        client, listen, events = await listening_client(url, session)
         await client.set_default_fabric_label("Home")
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
