@@ -51,6 +51,25 @@ struct HubLifecycleLabTests {
                                      where: HubAPIDriver.nodeUpdated(node, available: true))
         #expect(up != nil, "the device on its new port was not found again\nhub:\n\(hub.text.suffix(2000))")
         #expect(try await Self.toggle(api, node), "the device on its new port cannot be controlled")
+
+        // Its boot announced itself as a BasicInformation StartUp event: node_event, name-keyed,
+        // and in diagnostics.
+        let startUp = try await api.event("node_event", from: mark, timeout: 5) { data in
+            let e = data as? [String: Any]
+            return (e?["node_id"] as? NSNumber)?.uint64Value == node && e?["cluster_id"] as? Int == 0x28 && e?["event_id"] as? Int == 0
+        }
+        let event = try #require(startUp?.data as? [String: Any], "no node_event for the device's StartUp")
+        #expect((event["data"] as? [String: Any])?["softwareVersion"] as? Int == 1)
+        #expect(event["priority"] as? Int == 2 && event["timestamp_type"] as? Int == 1)
+        let diagnostics = try await api.command("diagnostics")
+        let listed = ((diagnostics["result"] as? [String: Any])?["events"] as? [[String: Any]]) ?? []
+        #expect(listed.contains { ($0["event_number"] as? NSNumber) == (event["event_number"] as? NSNumber) })
+
+        // write_attribute converts to the attribute's type and refuses a wrong one (error 8).
+        let wrong = try await api.command("write_attribute", ["node_id": node, "attribute_path": "0/40/5", "value": 5])
+        #expect(wrong["error_code"] as? Int == 8, "\(wrong)")
+        let right = try await api.command("write_attribute", ["node_id": node, "attribute_path": "0/40/5", "value": "Hall"])
+        #expect(((right["result"] as? [[String: Any]])?.first?["Status"] as? Int) == 0, "\(right)")
         await hub.stop()
     }
 
