@@ -190,6 +190,9 @@ public actor VirtualDevice {
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
         guard let c = DeviceDataModel.dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
+        // Reports whose min interval allows go out now, not at the pump's next poll (after the
+        // change's own response: this hook runs inside the request that made the change).
+        Task { [weak self] in await self?.sendDueReports() }
     }
 
     /// Withdraws the adverts and closes the socket.
