@@ -15,7 +15,8 @@ LABELS = {"commission_ms": "commissioning through the API (ms, median)",
           "rtt_ms": "device_command round trip (ms, median)",
           "rtt_p99_ms": "device_command round trip (ms, p99)",
           "update_ms": "command -> attribute_updated (ms, median)",
-          "rss_mb": "resident memory with one node (MB, median)"}
+          "rss_mb": "resident memory with one node (MB, median)",
+          "rss_anon_mb": "  of it anonymous (heap, stacks; MB, median)"}
 
 
 def p99(values):
@@ -37,6 +38,7 @@ def one_node(lines):
             "rtt_p99_ms": p99(rtt),
             "update_ms": statistics.median(v for r in runs for v in r["client"]["update_ms"]),
             "rss_mb": statistics.median(r["rss_kb"] / 1024 for r in runs),
+            "rss_anon_mb": statistics.median(r.get("rss_anon_kb", 0) / 1024 for r in runs),
         }
     print("one node: our hub vs python-matter-server 8.1.2, same virtual device, same 8.1.2 client")
     print(f"  runs: ours {figures.get('ours', {}).get('runs', 0)}, python-matter-server {figures.get('pms', {}).get('runs', 0)}")
