@@ -9,36 +9,164 @@ import Glibc
 /// Each browse runs on its own Avahi threaded poll; it survives daemon restarts (reporting
 /// `.disconnected` / `.reconnected`) and is torn down when the stream's consumer stops.
 ///
+/// Browses of the same type in one process share one avahi browse (see `SharedBrowses`): fifty
+/// commissionings looking for fifty devices resolve each device once, not fifty times.
+///
 /// One process talks to one daemon: libdbus reads `DBUS_SYSTEM_BUS_ADDRESS` once.
 public struct AvahiBrowser: ServiceBrowsing {
     public init() {}
 
     public func browse(type: String) -> AsyncThrowingStream<ServiceEvent, any Error> {
-        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ServiceEvent.self)
-        // Set before the browse exists: a failure event can finish the stream from the poll thread
-        // before mh_browse_new has even returned, and a handler set after termination never runs.
-        let handle = BrowseHandle()
-        continuation.onTermination = { _ in handle.terminate() }
-        let context = BrowseContext(continuation: continuation)
-        let unmanaged = Unmanaged.passRetained(context)
-        var error: Int32 = 0
-        guard let browse = mh_browse_new(type, nil, browseEventCallback, releaseContextCallback,
-                                         unmanaged.toOpaque(), &error) else {
-            unmanaged.release()
-            continuation.finish(throwing: DiscoveryError.daemonUnavailable(
-                avahiError: error, reason: String(cString: mh_strerror(error))))
-            return stream
-        }
-        handle.attach(browse)
-        return stream
+        SharedBrowses.shared.subscribe(type: type)
     }
 }
 
-/// Owns an `mh_browse*` and frees it exactly once, when the stream terminates, whichever of
-/// `attach` and `terminate` comes first. The free runs on a Dispatch queue: termination may be
-/// signalled on the poll thread (a callback finishing the stream), where stopping the poll is
-/// illegal.
-private final class BrowseHandle: Sendable {
+/// Where the blocking libavahi-client calls run (creating and freeing clients, browsers and
+/// publishers: each a few synchronous D-Bus round trips, slow when the daemon is busy). Never on
+/// the Swift cooperative pool or Dispatch's global queues, which they would stall for everything
+/// else in the process (message handling, timers): on a few serial queues of their own, which
+/// libdispatch runs on threads of their own.
+enum AvahiCalls {
+    private static let queues = (0..<4).map { DispatchQueue(label: "matterhub.avahi.\($0)") }
+    private static let next = Atomic<Int>(0)
+
+    /// Runs `work` on one of the avahi queues, without waiting.
+    static func async(_ work: @escaping @Sendable () -> Void) {
+        let i = next.add(1, ordering: .relaxed).oldValue
+        queues[i % queues.count].async(execute: work)
+    }
+
+    /// Runs `work` on one of the avahi queues and returns its result.
+    static func run<T: Sendable, E: Error>(_ work: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { c in
+            async { c.resume(returning: Result { () throws(E) -> T in try work() }) }
+        }
+        return try result.get()
+    }
+}
+
+/// The avahi browses of this process, one per service type, each shared by all its consumers.
+/// A consumer that joins a running browse first gets what it has found so far (and its "all for
+/// now", if it came); the browse is freed when its last consumer stops.
+final class SharedBrowses: Sendable {
+    static let shared = SharedBrowses()
+
+    typealias Continuation = AsyncThrowingStream<ServiceEvent, any Error>.Continuation
+
+    private struct Browse {
+        var handle = BrowseHandle()
+        var consumers: [UInt64: Continuation] = [:]
+        /// The instances found and not removed, by name.type.domain, in the order found.
+        var instances: [String: ServiceInstance] = [:]
+        var order: [String] = []
+        var allForNow = false
+    }
+    private struct State {
+        var browses: [String: Browse] = [:]
+        var nextID: UInt64 = 0
+    }
+    private let state = Mutex(State())
+
+    func subscribe(type: String) -> AsyncThrowingStream<ServiceEvent, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: ServiceEvent.self)
+        let (id, create) = state.withLock { s -> (UInt64, Bool) in
+            s.nextID += 1
+            let id = s.nextID
+            if var b = s.browses[type] {
+                for key in b.order { if let i = b.instances[key] { continuation.yield(.found(i)) } }
+                if b.allForNow { continuation.yield(.allForNow) }
+                b.consumers[id] = continuation
+                s.browses[type] = b
+                return (id, false)
+            }
+            var b = Browse()
+            b.consumers[id] = continuation
+            s.browses[type] = b
+            return (id, true)
+        }
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(type: type, id: id) }
+        if create { start(type: type) }
+        return stream
+    }
+
+    /// Creates the avahi browse of `type` on an avahi queue; its events go to every consumer.
+    private func start(type: String) {
+        guard let handle = state.withLock({ $0.browses[type]?.handle }) else { return }
+        AvahiCalls.async { [weak self] in
+            guard let self else { return }
+            let context = BrowseContext(emit: { [weak self] in self?.emit($0, type: type, handle: handle) },
+                                        fail: { [weak self] in self?.fail($0, type: type, handle: handle) })
+            let unmanaged = Unmanaged.passRetained(context)
+            var error: Int32 = 0
+            guard let browse = mh_browse_new(type, nil, browseEventCallback, releaseContextCallback,
+                                             unmanaged.toOpaque(), &error) else {
+                unmanaged.release()
+                self.fail(DiscoveryError.daemonUnavailable(avahiError: error, reason: String(cString: mh_strerror(error))),
+                          type: type, handle: handle)
+                return
+            }
+            handle.attach(browse)
+        }
+    }
+
+    /// Folds `event` into the browse's snapshot and hands it to the consumers, outside the lock:
+    /// a yield can wait for a consumer task's own lock, which a task being cancelled holds while
+    /// its stream's termination handler waits for this lock.
+    private func emit(_ event: ServiceEvent, type: String, handle: BrowseHandle) {
+        let consumers = state.withLock { s -> [Continuation] in
+            guard var b = s.browses[type], b.handle === handle else { return [] }
+            switch event {
+            case .found(let i), .updated(let i):
+                let key = Self.key(i)
+                if b.instances.updateValue(i, forKey: key) == nil { b.order.append(key) }
+            case .removed(let i):
+                let key = Self.key(i)
+                b.instances[key] = nil
+                b.order.removeAll { $0 == key }
+            case .allForNow: b.allForNow = true
+            case .disconnected:
+                b.instances = [:]
+                b.order = []
+                b.allForNow = false
+            case .reconnected: break
+            }
+            s.browses[type] = b
+            return Array(b.consumers.values)
+        }
+        for c in consumers { c.yield(event) }
+    }
+
+    /// The browse failed: every consumer's stream ends with `error`; the next consumer starts anew.
+    private func fail(_ error: any Error, type: String, handle: BrowseHandle) {
+        let consumers = state.withLock { s -> [Continuation] in
+            guard let b = s.browses[type], b.handle === handle else { return [] }
+            s.browses[type] = nil
+            return Array(b.consumers.values)
+        }
+        handle.terminate()
+        for c in consumers { c.finish(throwing: error) }
+    }
+
+    private func unsubscribe(type: String, id: UInt64) {
+        let last = state.withLock { s -> BrowseHandle? in
+            guard var b = s.browses[type], b.consumers.removeValue(forKey: id) != nil else { return nil }
+            if b.consumers.isEmpty {
+                s.browses[type] = nil
+                return b.handle
+            }
+            s.browses[type] = b
+            return nil
+        }
+        last?.terminate()
+    }
+
+    private static func key(_ i: ServiceInstance) -> String { "\(i.name).\(i.type).\(i.domain)" }
+}
+
+/// Owns an `mh_browse*` and frees it exactly once, when the browse ends, whichever of `attach`
+/// and `terminate` comes first. The free runs on an avahi queue: termination may be signalled on
+/// the poll thread (a callback ending the browse), where stopping the poll is illegal.
+final class BrowseHandle: Sendable {
     private struct State: @unchecked Sendable {  // the pointer is only touched under the mutex
         var pointer: OpaquePointer?
         var terminated = false
@@ -65,7 +193,7 @@ private final class BrowseHandle: Sendable {
 
     private static func free(_ pointer: OpaquePointer) {
         let box = PointerBox(pointer)
-        DispatchQueue.global().async { mh_browse_free(box.pointer) }
+        AvahiCalls.async { mh_browse_free(box.pointer) }
     }
 }
 
@@ -78,10 +206,18 @@ private struct PointerBox: @unchecked Sendable {  // handed to one queue, used o
 /// thread touches `aggregator` (and the creating thread before the poll starts), so it needs no
 /// lock.
 final class BrowseContext: @unchecked Sendable {
-    let continuation: AsyncThrowingStream<ServiceEvent, any Error>.Continuation
+    let continuation: Sink
     var aggregator = ServiceAggregator()
-    init(continuation: AsyncThrowingStream<ServiceEvent, any Error>.Continuation) {
-        self.continuation = continuation
+    init(emit: @escaping @Sendable (ServiceEvent) -> Void, fail: @escaping @Sendable (any Error) -> Void) {
+        self.continuation = Sink(emit: emit, fail: fail)
+    }
+
+    /// Where the events go (the shared browse's consumers).
+    struct Sink {
+        let emit: @Sendable (ServiceEvent) -> Void
+        let fail: @Sendable (any Error) -> Void
+        func yield(_ e: ServiceEvent) { emit(e) }
+        func finish(throwing error: any Error) { fail(error) }
     }
 
     func handle(_ ev: mh_event) {

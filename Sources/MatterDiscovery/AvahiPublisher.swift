@@ -93,6 +93,17 @@ public final class AvahiAdvertisement: Sendable {
         }
     }
 
+    /// Publishes `advert` with the blocking daemon calls on an avahi thread, so the caller's
+    /// (cooperative) thread is not held while the daemon answers.
+    public static func publish(_ advert: ServiceAdvert) async throws(DiscoveryError) -> AvahiAdvertisement {
+        try await AvahiCalls.run { () throws(DiscoveryError) -> AvahiAdvertisement in try AvahiAdvertisement(advert) }
+    }
+
+    /// `withdraw()` on an avahi thread, without waiting for the daemon.
+    public func withdrawInBackground() {
+        AvahiCalls.async { self.withdraw() }
+    }
+
     /// Withdraws the advert and stops its poll thread. Idempotent.
     public func withdraw() {
         let box = state.withLock { box -> PublisherPointer? in defer { box = nil }; return box }

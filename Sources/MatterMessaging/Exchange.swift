@@ -41,11 +41,12 @@ public final class Exchange: Sendable {
     public let id: UInt16
     /// Whether we started the exchange (our messages carry the I flag).
     public let isInitiator: Bool
-    let mailbox = Mailbox()
+    let mailbox: Mailbox
     private let manager: ExchangeManager
 
     init(manager: ExchangeManager, session: SessionHandle, id: UInt16, isInitiator: Bool) {
         self.manager = manager
+        self.mailbox = Mailbox(clock: manager.clock)
         self.session = session
         self.id = id
         self.isInitiator = isInitiator
@@ -56,9 +57,10 @@ public final class Exchange: Sendable {
         try await manager.send(on: self, protocolID: protocolID, opcode: opcode, payload: payload, reliable: reliable)
     }
 
-    /// Waits for the next message on this exchange.
+    /// Waits for the next message on this exchange, at most `timeout` on the manager's clock;
+    /// a cancelled task stops waiting at once (`CancellationError`).
     public func receive(timeout: Duration = .seconds(30)) async throws -> ReceivedMessage {
-        let ms = timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000
+        let ms = Int64(clamping: Milliseconds(duration: timeout))
         return try await mailbox.receive(timeout: timeout) { ExchangeError.timeout(waitedMilliseconds: ms) }
     }
 

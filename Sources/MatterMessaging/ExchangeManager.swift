@@ -14,13 +14,18 @@ public actor ExchangeManager {
     }
 
     let transport: any MessageTransport
-    private let clockStart = ContinuousClock.now
+    /// The time MRP, receive timeouts and the timer run on.
+    public nonisolated let clock: any MatterClock
     private var sessions: [SessionHandle: SessionState] = [:]
     private var exchanges: [ExchangeKey: Exchange] = [:]
     private var handlers: [ProtocolID: UnsolicitedHandler] = [:]
     private var globalCounter = MessageCounter(wraps: true)
     private var nextExchangeID = UInt16.random(in: 0...UInt16.max)
     private var tasks: [Task<Void, Never>] = []
+    /// The MRP timer: one task sleeping until the earliest deadline of any session.
+    private var timer: (id: UInt64, deadline: Milliseconds, task: Task<Void, Never>)?
+    private var timerIDs: UInt64 = 0
+    private var started = false
     private var closed = false
     private let random: @Sendable () -> Double
     /// Counters of what happened, for tests and diagnostics.
@@ -30,13 +35,17 @@ public actor ExchangeManager {
         public var received = 0, sent = 0, retransmitted = 0, duplicatesDropped = 0, undecryptable = 0, malformed = 0
     }
 
-    public init(transport: any MessageTransport, random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
+    public init(transport: any MessageTransport, clock: any MatterClock = SystemClock(),
+                random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.transport = transport
+        self.clock = clock
         self.random = random
     }
 
     /// Starts receiving and the MRP timer. Call once.
     public func start() {
+        guard !started else { return }
+        started = true
         let stream = transport.incoming
         tasks.append(Task { [weak self] in
             for await datagram in stream {
@@ -44,19 +53,15 @@ public actor ExchangeManager {
                 await self.handle(datagram)
             }
         })
-        tasks.append(Task { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(10))
-                guard let self else { return }
-                await self.tick()
-            }
-        })
+        scheduleTimer()
     }
 
     /// Stops everything: pending receives fail with `closed`, the transport is closed.
     public func shutdown() {
         closed = true
         for t in tasks { t.cancel() }
+        timer?.task.cancel()
+        timer = nil
         for e in exchanges.values { e.mailbox.fail(ExchangeError.closed) }
         exchanges.removeAll()
         transport.close()
@@ -64,10 +69,7 @@ public actor ExchangeManager {
 
     public var localPort: UInt16 { transport.localPort }
 
-    func now() -> Milliseconds {
-        let d = ContinuousClock.now - clockStart
-        return Milliseconds(d.components.seconds) * 1000 + Milliseconds(d.components.attoseconds / 1_000_000_000_000_000)
-    }
+    func now() -> Milliseconds { clock.now() }
 
     // MARK: - Sessions
 
@@ -184,6 +186,7 @@ public actor ExchangeManager {
         guard frame.count <= maximumMessageSize else { throw MessageError.tooLarge(frame.count) }
         if reliable { state.mrp.sent(counter: counter, frame: frame, exchangeID: protocolHeader.exchangeID, now: now()) }
         sessions[session] = state
+        scheduleTimer()
         statistics.sent += 1
         try await transport.send(frame, to: state.peerAddress)
     }
@@ -212,6 +215,7 @@ public actor ExchangeManager {
             let action = state.mrp.receivedDuplicate(counter: header.messageCounter, exchangeID: ph.exchangeID,
                                                      fromInitiator: ph.isInitiator, now: t)
             sessions[session] = state
+            scheduleTimer()
             if ph.needsAck, case .sendStandaloneAck(let x, let i, let c) = action {
                 try? await sendStandaloneAck(session: session, exchangeID: x, isInitiator: i, counter: c)
             }
@@ -221,6 +225,7 @@ public actor ExchangeManager {
         state.mrp.received(counter: header.messageCounter, exchangeID: ph.exchangeID, fromInitiator: ph.isInitiator,
                            needsAck: ph.needsAck, ackCounter: ph.ackCounter, now: t)
         sessions[session] = state
+        scheduleTimer()
 
         if ph.protocolID == .secureChannel && ph.opcode == SecureChannelOpcode.standaloneAck.rawValue { return }
         let key = ExchangeKey(session: session, id: ph.exchangeID, localIsInitiator: !ph.isInitiator)
@@ -278,15 +283,43 @@ public actor ExchangeManager {
 
     // MARK: - MRP timer
 
+    /// Makes the timer wake at the earliest MRP deadline of any session: called after every
+    /// change to a session's MRP state. A timer already set for that moment or earlier stays
+    /// (one that wakes early finds nothing due and sets the next).
+    private func scheduleTimer() {
+        guard started, !closed, let next = sessions.values.compactMap(\.mrp.nextDeadline).min() else { return }
+        if let t = timer, t.deadline <= next { return }
+        timer?.task.cancel()
+        timerIDs += 1
+        let id = timerIDs, clock = self.clock
+        timer = (id, next, Task { [weak self] in
+            do { try await clock.sleep(until: next) } catch { return }
+            await self?.timerFired(id)
+        })
+    }
+
+    private func timerFired(_ id: UInt64) async {
+        if timer?.id == id { timer = nil }
+        await tick()
+    }
+
+    /// Runs what MRP says is due. Every session's state is advanced and written first, with no
+    /// suspension in between; then the sends go out, each reading the session afresh, so
+    /// whatever ran during a send (an ack, a send, a removed session) stands.
     func tick() async {
         let t = now()
-        for (handle, var state) in sessions {
-            guard let deadline = state.mrp.nextDeadline, deadline <= t else { continue }
-            let actions = state.mrp.poll(now: t)
+        var due: [(SessionHandle, [ReliableMessageState.Action])] = []
+        for handle in Array(sessions.keys) {
+            guard var state = sessions[handle], let deadline = state.mrp.nextDeadline, deadline <= t else { continue }
+            due.append((handle, state.mrp.poll(now: t)))
             sessions[handle] = state
+        }
+        for (handle, actions) in due {
             for action in actions {
                 switch action {
-                case .retransmit(_, let frame):
+                case .retransmit(let counter, let frame):
+                    // Skip it if the session went away or the peer acknowledged it meanwhile.
+                    guard let state = sessions[handle], state.mrp.isPending(counter) else { continue }
                     statistics.retransmitted += 1
                     try? await transport.send(frame, to: state.peerAddress)
                 case .sendStandaloneAck(let exchangeID, let isInitiator, let counter):
@@ -298,5 +331,6 @@ public actor ExchangeManager {
                 }
             }
         }
+        scheduleTimer()
     }
 }

@@ -1,62 +1,88 @@
 import Synchronization
 
-/// A queue of messages for one exchange with an async, time-limited receive.
+/// A queue of messages for one exchange with an async, time-limited, cancellable receive.
 final class Mailbox: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var continuation: CheckedContinuation<ReceivedMessage, any Error>
+        /// Sleeps until the receive's deadline; cancelled when the receive ends otherwise.
+        var timeout: Task<Void, Never>
+    }
     private struct State {
         var queue: [ReceivedMessage] = []
-        var waiter: (id: UInt64, continuation: CheckedContinuation<ReceivedMessage, any Error>)?
+        var waiter: Waiter?
         var failure: (any Error)?
         var nextWaiterID: UInt64 = 0
     }
 
     private let state = Mutex(State())
+    private let clock: any MatterClock
+
+    init(clock: any MatterClock) {
+        self.clock = clock
+    }
 
     func deliver(_ message: ReceivedMessage) {
-        let waiter: CheckedContinuation<ReceivedMessage, any Error>? = state.withLock { s in
+        let waiter: Waiter? = state.withLock { s in
             if let w = s.waiter {
                 s.waiter = nil
-                return w.continuation
+                return w
             }
             s.queue.append(message)
             return nil
         }
-        waiter?.resume(returning: message)
+        waiter?.timeout.cancel()
+        waiter?.continuation.resume(returning: message)
     }
 
     /// Ends the mailbox: the current and every later receive throws `error`.
     func fail(_ error: any Error) {
-        let waiter = state.withLock { s -> CheckedContinuation<ReceivedMessage, any Error>? in
+        let waiter = state.withLock { s -> Waiter? in
             if s.failure == nil { s.failure = error }
             defer { s.waiter = nil }
-            return s.waiter?.continuation
+            return s.waiter
         }
-        waiter?.resume(throwing: error)
+        waiter?.timeout.cancel()
+        waiter?.continuation.resume(throwing: error)
     }
 
+    /// The next message; throws `onTimeout()` when none comes within `timeout` on the clock,
+    /// and `CancellationError` at once if the task is cancelled.
     func receive(timeout: Duration, onTimeout: @escaping @Sendable () -> any Error) async throws -> ReceivedMessage {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ReceivedMessage, any Error>) in
-            let outcome: Result<ReceivedMessage, any Error>? = state.withLock { s in
-                if !s.queue.isEmpty { return .success(s.queue.removeFirst()) }
-                if let f = s.failure { return .failure(f) }
-                s.nextWaiterID += 1
-                let id = s.nextWaiterID
-                s.waiter = (id, continuation)
-                Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.expire(id, error: onTimeout())
+        let id = state.withLock { s -> UInt64 in
+            s.nextWaiterID += 1
+            return s.nextWaiterID
+        }
+        let deadline = clock.deadline(after: timeout)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ReceivedMessage, any Error>) in
+                let outcome: Result<ReceivedMessage, any Error>? = state.withLock { s in
+                    if !s.queue.isEmpty { return .success(s.queue.removeFirst()) }
+                    if let f = s.failure { return .failure(f) }
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    let clock = self.clock
+                    let timeout = Task { [weak self] in
+                        do { try await clock.sleep(until: deadline) } catch { return }
+                        self?.end(id, throwing: onTimeout())
+                    }
+                    s.waiter = Waiter(id: id, continuation: continuation, timeout: timeout)
+                    return nil
                 }
-                return nil
+                if let outcome { continuation.resume(with: outcome) }
             }
-            if let outcome { continuation.resume(with: outcome) }
+        } onCancel: {
+            end(id, throwing: CancellationError())
         }
     }
 
-    private func expire(_ id: UInt64, error: any Error) {
-        let waiter = state.withLock { s -> CheckedContinuation<ReceivedMessage, any Error>? in
+    /// Ends receive `id` with `error`, if it is still waiting.
+    private func end(_ id: UInt64, throwing error: any Error) {
+        let waiter = state.withLock { s -> Waiter? in
             guard let w = s.waiter, w.id == id else { return nil }
             s.waiter = nil
-            return w.continuation
+            return w
         }
-        waiter?.resume(throwing: error)
+        waiter?.timeout.cancel()
+        waiter?.continuation.resume(throwing: error)
     }
 }

@@ -42,10 +42,18 @@ public struct MessageReceptionState: Sendable {
 
     public static let windowSize: UInt32 = 32
 
+    /// How many accepted counters a rollover state remembers beyond its window.
+    public static let rolloverMemory = 64
+
     public let policy: Policy
     public private(set) var maxCounter: UInt32?
     /// Bit i set: counter maxCounter - 1 - i was received.
     private var window: UInt32 = 0
+    /// Rollover only: the last counters accepted, oldest first. A busy peer's one global
+    /// unencrypted counter moves past the window between two messages of one session (200
+    /// handshakes at once advance it ~50 per message), so its retransmission lands behind the
+    /// window; without this it would count as a restart and be delivered twice.
+    private var recent: [UInt32] = []
 
     public init(policy: Policy) {
         self.policy = policy
@@ -56,6 +64,7 @@ public struct MessageReceptionState: Sendable {
     public init(policy: Policy, synchronizedTo counter: UInt32) {
         self.policy = policy
         maxCounter = counter
+        if policy == .rollover { recent = [counter] }
     }
 
     /// Whether `counter` would be accepted, without recording it.
@@ -66,6 +75,14 @@ public struct MessageReceptionState: Sendable {
 
     /// Records `counter`, or throws `duplicate` if it was seen or is a replay.
     public mutating func accept(_ counter: UInt32) throws(MessageError) {
+        try record(counter)
+        if policy == .rollover {
+            if recent.count == Self.rolloverMemory { recent.removeFirst() }
+            recent.append(counter)
+        }
+    }
+
+    private mutating func record(_ counter: UInt32) throws(MessageError) {
         guard let max = maxCounter else {
             maxCounter = counter
             return
@@ -83,8 +100,9 @@ public struct MessageReceptionState: Sendable {
         let behind = max &- counter
         if behind == 0 { throw .duplicate(counter: counter) }
         if behind > Self.windowSize {
-            guard policy == .rollover else { throw .duplicate(counter: counter) }
-            // A rollover peer far behind the window has restarted its counter: start over.
+            guard policy == .rollover, !recent.contains(counter) else { throw .duplicate(counter: counter) }
+            // A rollover peer behind the window with a counter not seen lately has restarted
+            // its counter: start over.
             maxCounter = counter
             window = 0
             return

@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
+import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
 
@@ -40,7 +41,8 @@ struct FailSafe: Sendable {
     var pendingRoot: [UInt8]?
     var pendingKey: P256PrivateKey?
     var addedFabric: UInt8?
-    var firstArmed: ContinuousClock.Instant
+    /// When it was first armed, on the device's clock.
+    var firstArmed: Milliseconds
     var timer: Task<Void, Never>?
 }
 
@@ -57,6 +59,8 @@ actor DeviceCore: InteractionDevice {
     let basicWindow: CommissioningWindow
     private let store: DeviceStateStore?
     private var hooks: DeviceHooks
+    /// The time the window and fail-safe timers run on.
+    nonisolated let clock: any MatterClock
 
     private(set) var state: DeviceState
     private(set) var window: CommissioningWindow?
@@ -77,7 +81,7 @@ actor DeviceCore: InteractionDevice {
     static let maxCumulativeFailsafeSeconds: UInt16 = 900
 
     init(configuration c: VirtualDeviceConfiguration, credentials: DeviceCredentials, basicWindow: CommissioningWindow,
-         store: DeviceStateStore?, state: DeviceState) {
+         store: DeviceStateStore?, state: DeviceState, clock: any MatterClock = SystemClock()) {
         vendorID = c.vendorID
         productID = c.productID
         kind = c.kind
@@ -86,6 +90,7 @@ actor DeviceCore: InteractionDevice {
         self.basicWindow = basicWindow
         self.store = store
         self.state = state
+        self.clock = clock
         hooks = DeviceHooks()
     }
 
@@ -127,9 +132,10 @@ actor DeviceCore: InteractionDevice {
         failedPASEAttempts = 0
         windowTimer?.cancel()
         if let timeout {
+            let clock = self.clock, deadline = clock.deadline(after: .seconds(Int(timeout)))
             windowTimer = Task { [weak self] in
-                try? await Task.sleep(for: .seconds(Int(timeout)))
-                if !Task.isCancelled { await self?.closeWindow() }
+                do { try await clock.sleep(until: deadline) } catch { return }
+                await self?.closeWindow()
             }
         }
         bump(0, .administratorCommissioning)
@@ -151,15 +157,16 @@ actor DeviceCore: InteractionDevice {
     func arm(seconds: UInt16, fabric: UInt8?) {
         failSafeGeneration += 1
         let generation = failSafeGeneration
-        var fs = failSafe ?? FailSafe(generation: generation, armingFabric: fabric, firstArmed: .now)
+        let now = clock.now()
+        var fs = failSafe ?? FailSafe(generation: generation, armingFabric: fabric, firstArmed: now)
         fs.generation = generation
         fs.timer?.cancel()
         // The fail-safe never outlasts MaxCumulativeFailsafeSeconds from its first arming.
-        let left = Double(Self.maxCumulativeFailsafeSeconds) - (ContinuousClock.now - fs.firstArmed).seconds
-        let duration = max(0, min(Double(seconds), left))
+        let deadline = min(now + Milliseconds(seconds) * 1000, fs.firstArmed + Milliseconds(Self.maxCumulativeFailsafeSeconds) * 1000)
+        let clock = self.clock
         fs.timer = Task { [weak self] in
-            try? await Task.sleep(for: .milliseconds(Int(duration * 1000)))
-            if !Task.isCancelled { await self?.failSafeExpired(generation) }
+            do { try await clock.sleep(until: deadline) } catch { return }
+            await self?.failSafeExpired(generation)
         }
         failSafe = fs
     }
@@ -329,6 +336,14 @@ actor DeviceCore: InteractionDevice {
         case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
         default: return .status(StatusIB(.unsupportedCommand))
         }
+    }
+
+    /// The device's own button: the light toggles itself, as a person at the switch would make
+    /// it, and subscribers get the change like any other.
+    func pressButton() {
+        state.onOff.toggle()
+        bump(1, .onOff)  // the light is endpoint 1
+        persist()
     }
 
     private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
@@ -514,8 +529,4 @@ actor DeviceCore: InteractionDevice {
         guard mine.count <= 4 else { throw .resourceExhausted }
         state.acl = state.acl.filter { $0.fabricIndex != fabric } + mine
     }
-}
-
-extension Duration {
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -30,13 +30,20 @@ public actor VirtualDevice {
     nonisolated let manager: ExchangeManager
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
-    private let clockStart = ContinuousClock.now
+    /// The time of the device's timers, MRP and reports.
+    nonisolated let clock: any MatterClock
     private var pase: PASEResponder?
     private var caseResponder: CASEResponder?
     private var commissionableAdvert: AvahiAdvertisement?
     private var operationalAdverts: [UInt8: (OperationalAdvert, AvahiAdvertisement)] = [:]
     private let instanceName = (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
     private var started = false
+    /// Counts window changes, so a publish that finishes after a newer change is withdrawn.
+    private var windowGeneration: UInt64 = 0
+    /// The fabrics the adverts should be for (the latest `fabricsChanged`).
+    private var advertisedFabrics: Set<UInt8> = []
+    /// The latest update of the operational adverts (each waits for the one before).
+    private var advertUpdate: Task<Void, Never>?
     private var reportPump: Task<Void, Never>?
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
@@ -49,8 +56,10 @@ public actor VirtualDevice {
         try await self.init(configuration: configuration, transport: transport)
     }
 
-    /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint).
-    package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport) async throws(VirtualDeviceError) {
+    /// The same over any transport (in-process tests use a `MemoryNetwork` endpoint) and clock
+    /// (tests use a `ManualClock` to move time on).
+    package init(configuration c: VirtualDeviceConfiguration, transport: any MessageTransport,
+                 clock: any MatterClock = SystemClock()) async throws(VirtualDeviceError) {
         try Self.validate(c)
         let payload = SetupPayload(kind: .qrCode, vendorID: c.vendorID, productID: c.productID, commissioningFlow: .standard,
                                    discoveryCapabilities: .onNetwork, discriminator: .long(c.discriminator), passcode: c.passcode)
@@ -82,8 +91,9 @@ public actor VirtualDevice {
         productID = c.productID
         faults = c.faults
         advertises = c.advertises
-        manager = ExchangeManager(transport: transport)
-        core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state)
+        self.clock = clock
+        manager = ExchangeManager(transport: transport, clock: clock)
+        core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32)
@@ -106,6 +116,12 @@ public actor VirtualDevice {
 
     /// Whether a commissioning window is open.
     public var isCommissioningWindowOpen: Bool { get async { await core.window != nil } }
+
+    /// Toggles the light from the device side (its own button): a change no controller made.
+    public func pressButton() async { await core.pressButton() }
+
+    /// Whether On/Off is on.
+    public var isOn: Bool { get async { await core.state.onOff } }
 
     /// Whether the fail-safe is armed.
     public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }
@@ -162,9 +178,10 @@ public actor VirtualDevice {
         await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 0, priority: 2,
                                epochTimestampMs: UInt64(Date().timeIntervalSince1970 * 1000),
                                data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
+        let clock = self.clock
         reportPump = Task { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(50))
+                do { try await clock.sleep(until: clock.now() + 50) } catch { return }
                 await self?.sendDueReports()
             }
         }
@@ -174,7 +191,7 @@ public actor VirtualDevice {
 
     /// Sends the subscription reports that are due, each on a new exchange to its subscriber.
     private func sendDueReports() async {
-        let now = milliseconds()
+        let now = clock.now()
         guard let next = await server.nextReportDeadline, next <= now else { return }
         for report in await server.dueReports(now: now) {
             guard let id = report.context.sessionID,
@@ -198,7 +215,8 @@ public actor VirtualDevice {
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
         reportPump?.cancel()
-        commissionableAdvert?.withdraw()
+        await advertUpdate?.value
+        commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil
         for (_, a) in operationalAdverts.values { a.withdraw() }
         operationalAdverts = [:]
@@ -225,7 +243,7 @@ public actor VirtualDevice {
         var responder = server.exchange(context: context)
         var message = first
         while message.protocolID == .interactionModel {
-            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: await milliseconds())
+            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
             guard let reply else { break }
             if faults.contains(.dropResponses) { break }
             if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
@@ -234,11 +252,6 @@ public actor VirtualDevice {
             do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
         }
         await exchange.close()
-    }
-
-    private func milliseconds() -> UInt64 {
-        let d = ContinuousClock.now - clockStart
-        return UInt64(d.components.seconds) * 1000 + UInt64(d.components.attoseconds / 1_000_000_000_000_000)
     }
 
     // MARK: Hooks from the core
@@ -256,6 +269,7 @@ public actor VirtualDevice {
         }
         caseResponder?.setFabrics(list)
         let indexes = Set(records.map(\.index))
+        advertisedFabrics = indexes
         // Sessions of removed fabrics end once the current response has gone out.
         let stale = await manager.secureSessions().filter {
             if case .operational(let f, _, _) = $0.peer { return !indexes.contains(f) } else { return false }
@@ -268,8 +282,20 @@ public actor VirtualDevice {
             }
         }
         guard advertises else { return }
+        // The adverts follow in order, without holding up the command that changed the fabrics
+        // (AddNOC's response does not wait for the daemon; CASE goes to the PASE address first).
+        let previous = advertUpdate
+        advertUpdate = Task { [weak self] in
+            await previous?.value
+            await self?.updateOperationalAdverts(records)
+        }
+    }
+
+    /// Withdraws the adverts of fabrics that went and publishes those of new ones.
+    private func updateOperationalAdverts(_ records: [FabricRecord]) async {
+        let indexes = Set(records.map(\.index))
         for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
-            advert.withdraw()
+            advert.withdrawInBackground()
             operationalAdverts[index] = nil
         }
         let port = await manager.localPort
@@ -277,7 +303,13 @@ public actor VirtualDevice {
             let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: r.compressedFabricID, nodeID: r.nodeID),
                                            port: port, txt: sessionTXT())
             do {
-                operationalAdverts[r.index] = (advert, try AvahiAdvertisement(advert))
+                let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
+                // The fabrics may have changed while it was being published.
+                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil {
+                    operationalAdverts[r.index] = (advert, published)
+                } else {
+                    published.withdrawInBackground()
+                }
             } catch {
                 log("cannot publish \(advert.name): \(error)")
             }
@@ -289,7 +321,9 @@ public actor VirtualDevice {
             PASEResponder.Configuration(verifier: $0.verifier, salt: $0.salt, iterations: $0.iterations)
         })
         guard advertises else { return }
-        commissionableAdvert?.withdraw()
+        windowGeneration += 1
+        let generation = windowGeneration
+        commissionableAdvert?.withdrawInBackground()
         commissionableAdvert = nil
         guard let window else { return }
         var txt = sessionTXT()
@@ -302,7 +336,9 @@ public actor VirtualDevice {
         txt.pairingHint = 33
         let advert = CommissionableAdvert(instanceName: instanceName, port: await manager.localPort, txt: txt)
         do {
-            commissionableAdvert = try AvahiAdvertisement(advert)
+            let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
+            // A later change of the window (while this one was being published) wins.
+            if generation == windowGeneration { commissionableAdvert = published } else { published.withdrawInBackground() }
         } catch {
             log("cannot publish the commissionable advert: \(error)")
         }

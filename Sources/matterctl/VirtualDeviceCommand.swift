@@ -11,7 +11,10 @@ struct VirtualDeviceCommand: ParsableCommand {
             Prints the QR code and manual pairing code, then 'virtual-device: ready', and answers PASE, CASE \
             and the Interaction Model on UDP until SIGTERM or SIGINT. Publishes _matterc._udp while \
             commissionable and _matter._tcp per fabric through avahi-daemon. Its --state is the device's \
-            own state directory, never the hub's.
+            own state directory, never the hub's. With --count N, N devices run in this one process on \
+            consecutive ports and discriminators from --port and --discriminator (state in DIR/1 ... DIR/N), \
+            each one's codes printed before the one 'ready' line. A line 'press' on stdin presses every \
+            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's.
             """,
         options: [
             .value("--passcode", "P", help: "setup passcode (default 20202021)"),
@@ -21,6 +24,7 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
             .value("--kind", "K", help: "light (default) or plug"),
+            .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
             .value("--fault", "F", help: "misbehave on purpose (repeatable): "
                    + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
         ])
@@ -42,20 +46,77 @@ struct VirtualDeviceCommand: ParsableCommand {
             c.faults.insert(fault)
         }
 
-        let device: VirtualDevice
-        do { device = try await VirtualDevice(configuration: c) } catch {
-            throw CommandFailure(error.description)
+        let count = try args.integer("--count", as: Int.self) ?? 1
+        let configurations = try Self.configurations(c, count: count)
+
+        var devices: [VirtualDevice] = []
+        for (i, configuration) in configurations.enumerated() {
+            let device: VirtualDevice
+            do { device = try await VirtualDevice(configuration: configuration) } catch {
+                for d in devices { await d.shutdown() }
+                throw CommandFailure(count == 1 ? error.description : "device \(i + 1) of \(count): \(error.description)")
+            }
+            devices.append(device)
         }
-        Output.out("QR code: \(device.qrCode)")
-        Output.out("Manual code: \(device.manualCode)")
-        await device.start()
-        Output.out("virtual-device: listening on UDP port \(await device.port)")
+        for (i, device) in devices.enumerated() {
+            if count > 1 { Output.out("virtual-device \(i + 1): discriminator \(configurations[i].discriminator)") }
+            Output.out("QR code: \(device.qrCode)")
+            Output.out("Manual code: \(device.manualCode)")
+            await device.start()
+            Output.out("virtual-device: listening on UDP port \(await device.port)")
+        }
         Output.out("virtual-device: ready")
         fflush(nil)
+        Self.readButtonPresses(devices)
         let signal = await Self.waitForTermination()
         Output.err("virtual-device: \(signal), shutting down")
-        await device.shutdown()
+        for device in devices { await device.shutdown() }
         return 0
+    }
+
+    /// The configurations of `count` devices from the options' one: device i (from 0) on port
+    /// `port + i` (0 stays 0: each picks a free port), with discriminator `discriminator + i` and
+    /// state in `<state>/<i + 1>`; a range past the last port or discriminator is a usage error.
+    static func configurations(_ base: VirtualDeviceConfiguration, count: Int) throws(UsageError) -> [VirtualDeviceConfiguration] {
+        guard count >= 1 else { throw UsageError("--count must be at least 1") }
+        if count == 1 { return [base] }
+        guard Int(base.discriminator) + count - 1 <= 0xFFF else {
+            throw UsageError("--count \(count) from discriminator \(base.discriminator) passes 4095; start lower")
+        }
+        guard base.port == 0 || Int(base.port) + count - 1 <= Int(UInt16.max) else {
+            throw UsageError("--count \(count) from port \(base.port) passes 65535; start lower")
+        }
+        return (0..<count).map { i in
+            var c = base
+            c.discriminator = base.discriminator + UInt16(i)
+            if base.port != 0 { c.port = base.port + UInt16(i) }
+            c.stateDirectory = base.stateDirectory.map { "\($0)/\(i + 1)" }
+            return c
+        }
+    }
+
+    /// Reads 'press' / 'press N' lines from stdin on a thread of its own (a blocking read must not
+    /// hold a thread of the cooperative pool), until end of input.
+    static func readButtonPresses(_ devices: [VirtualDevice]) {
+        Thread.detachNewThread {
+            while let line = readLine() {
+                let words = line.split(separator: " ")
+                guard words.first == "press" else {
+                    Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button")
+                    continue
+                }
+                let chosen: [VirtualDevice]
+                if words.count == 1 {
+                    chosen = devices
+                } else if words.count == 2, let n = Int(words[1]), (1...devices.count).contains(n) {
+                    chosen = [devices[n - 1]]
+                } else {
+                    Output.err("virtual-device: 'press N' needs N from 1 to \(devices.count)")
+                    continue
+                }
+                Task { for device in chosen { await device.pressButton() } }
+            }
+        }
     }
 
     /// Waits for SIGTERM or SIGINT through dispatch sources (the signals are ignored so the

@@ -89,6 +89,36 @@ struct HubVirtualDeviceTests {
         #expect(Set(list.compactMap { $0["name"] as? String }) == ["Plug 1", "Plug 2", "Plug 3"])
     }
 
+    /// `virtual-device --count 4`: four devices in one process, on consecutive ports with
+    /// consecutive discriminators, each with its own QR code; all four commissioned in parallel
+    /// from one concatenated code, and each answers at its own port.
+    @Test func severalDevicesInOneProcess() async throws {
+        let lab = try Lab.shared()
+        let dir = "\(lab.directory)/hvd-many-\(UInt32.random(in: 0...UInt32.max))"
+        let process = try lab.spawn(on: Self.deviceHost, [Lab.matterctl, "virtual-device", "--count", "4", "--state", dir,
+                                                          "--passcode", "13572468", "--discriminator", "3041", "--port", "5641"])
+        defer { process.kill9() }
+        try #require(await process.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") } != nil,
+                     "the virtual devices did not start: \(process.text)")
+        let lines = process.text.split(separator: "\n").map(String.init)
+        let codes = lines.filter { $0.hasPrefix("QR code: ") }.map { String($0.dropFirst(9)) }
+        #expect(Set(codes).count == 4, "\(process.text)")
+        #expect(lines.filter { $0.hasPrefix("virtual-device: listening on UDP port ") }.map { $0.split(separator: " ").last! }
+                == ["5641", "5642", "5643", "5644"])
+        #expect((1...4).allSatisfy { i in lines.contains("virtual-device \(i): discriminator \(3040 + i)") })
+        let joined = "MT:" + codes.map { String($0.dropFirst(3)) }.joined(separator: "*")
+        let state = Self.newState(lab)
+        let (status, out) = try await Self.hub(lab, state, ["commission", joined, "--paa-store", try Self.paa(lab),
+                                                             "--allow-test-devices", "--json"])
+        #expect(status == 0, "\(out)\n\(process.text)")
+        let results = Self.lastJSON(out)["devices"] as? [[String: Any]] ?? []
+        #expect(results.count == 4 && results.allSatisfy { $0["result"] as? String == "commissioned" }, "\(out)")
+        let ports = Set(results.compactMap { ($0["address"] as? String)?.split(separator: ":").last.map(String.init) })
+        #expect(ports == ["5641", "5642", "5643", "5644"], "\(out)")
+        // Each device kept its own fabric state.
+        #expect((1...4).allSatisfy { FileManager.default.fileExists(atPath: "\(dir)/\($0)/state.json") })
+    }
+
     /// Each fault switch ends in the error of its step; nothing is recorded.
     @Test(arguments: [("invalid-attestation", "device-attestation"), ("cd-vendor-mismatch", "device-attestation"),
                       ("bad-sigma2-signature", "case"), ("reboot-mid-commissioning", "case"), ("drop-responses", "")])

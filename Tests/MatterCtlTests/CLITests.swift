@@ -4,7 +4,7 @@ import TestSupport
 
 /// The declared command line: global options before the command, help generated at every level
 /// (pinned here, as swift-argument-parser's MathExampleTests pin theirs), usage errors exit 64.
-@Suite struct CLITests {
+@Suite(.serialized) struct CLITests {
     func matterctl(_ args: [String]) throws -> ProcessRunner.Result {
         try ProcessRunner.run(ProcessRunner.matterctl, args)
     }

@@ -109,6 +109,31 @@ struct LabPublisherTests {
         #expect(await watch.waitForLine(timeout: 5) { $0.contains("\"removed\"") } != nil, "\(watch.text)")
     }
 
+    /// Two browses of one type in one process share one avahi browse: the one that joins late
+    /// is told at once what the first has found (and "all for now"), and keeps getting events
+    /// after the first consumer has stopped.
+    @Test func browsesOfOneTypeShareOneAvahiBrowse() async throws {
+        let lab = try Lab.shared()
+        Self.useHost0Bus(lab)
+        let type = "_mh" + String(UInt32.random(in: 0x1000...0xFFFF), radix: 16) + "._udp"
+        let name = "shared-\(UInt32.random(in: 0...UInt32.max))"
+        let ad = try AvahiAdvertisement(ServiceAdvert(name: name, type: type, port: 5999))
+        defer { ad.withdraw() }
+        #expect(await Self.established(ad))
+
+        let first = EventLog(AvahiBrowser().browse(type: type))
+        #expect(await first.waitFor { $0.contains(.allForNow) && $0.contains { $0.isFound(name) } }, "\(first.events)")
+        let second = EventLog(AvahiBrowser().browse(type: type))
+        // Replayed from the running browse: no new round of queries needed.
+        #expect(await second.waitFor(seconds: 0.5) { $0.contains(.allForNow) && $0.contains { $0.isFound(name) } },
+                "\(second.events)")
+        first.stop()
+        ad.withdraw()
+        #expect(await second.waitFor { $0.contains { if case .removed(let i) = $0 { i.name == name } else { false } } },
+                "\(second.events)")
+        second.stop()
+    }
+
     @Test func meshcopWithBinaryTXTAndOperationalAdvert() async throws {
         let lab = try Lab.shared()
         Self.useHost0Bus(lab)
@@ -147,5 +172,36 @@ struct LabPublisherTests {
         defer { ad.withdraw() }
         #expect(await Self.established(ad))
         #expect(ad.currentName != name && ad.currentName.hasPrefix(name), "\(ad.currentName)")
+    }
+}
+
+/// Collects a browse's events on a task of its own.
+final class EventLog: Sendable {
+    private final class Events: Sendable { let list = Mutex<[ServiceEvent]>([]) }
+    private let log = Events()
+    private let task: Task<Void, Never>
+
+    init(_ stream: AsyncThrowingStream<ServiceEvent, any Error>) {
+        let log = self.log
+        task = Task { do { for try await e in stream { log.list.withLock { $0.append(e) } } } catch {} }
+    }
+
+    var events: [ServiceEvent] { log.list.withLock { $0 } }
+
+    func waitFor(seconds: Double = 10, _ condition: ([ServiceEvent]) -> Bool) async -> Bool {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            if condition(events) { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition(events)
+    }
+
+    func stop() { task.cancel() }
+}
+
+extension ServiceEvent {
+    func isFound(_ name: String) -> Bool {
+        if case .found(let i) = self { i.name == name } else { false }
     }
 }

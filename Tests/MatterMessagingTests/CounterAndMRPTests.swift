@@ -34,6 +34,25 @@ import TestSupport
         #expect(throws: MessageError.duplicate(counter: 5)) { try s.accept(5) }
     }
 
+    /// The case 200 parallel PASE handshakes hit: the commissioner's one global unencrypted
+    /// counter moved ~50 between two messages of one session, so a retransmitted Pake1 came in
+    /// behind the window, was taken for a restart and reached the responder twice.
+    @Test func rolloverRetransmissionBehindTheWindowIsStillADuplicate() throws {
+        var s = MessageReceptionState(policy: .rollover)
+        try s.accept(176_689_432)  // PBKDFParamRequest
+        try s.accept(176_689_488)  // Pake1
+        try s.accept(176_689_534)  // a standalone ack
+        #expect(throws: MessageError.duplicate(counter: 176_689_488)) { try s.accept(176_689_488) }  // Pake1 again
+        try s.accept(176_689_569)  // Pake3
+        #expect(s.isDuplicate(176_689_432))
+        // A counter behind the window never seen is still a restarted peer, accepted once.
+        try s.accept(176_689_000)
+        #expect(s.isDuplicate(176_689_000))
+        // The memory is bounded: the oldest counters are forgotten, as a restart may reuse them.
+        for k in UInt32(1)...UInt32(MessageReceptionState.rolloverMemory) { try s.accept(176_700_000 + k * 100) }
+        #expect(!s.isDuplicate(176_689_432))
+    }
+
     @Test func everyCounterInTheWindowIsAcceptedOnceInAnyOrder() throws {
         var rng = SeededRandom(seed: 7)
         var s = MessageReceptionState(policy: .strict, synchronizedTo: 1000)

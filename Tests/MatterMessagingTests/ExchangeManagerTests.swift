@@ -73,17 +73,60 @@ import TestSupport
         let net = MemoryNetwork()
         let a = net.makeEndpoint()
         let silent = net.makeEndpoint()  // nobody reads it
-        let client = ExchangeManager(transport: a, random: { 0 })
+        let clock = ManualClock()
+        let client = ExchangeManager(transport: a, clock: clock, random: { 0 })
         await client.start()
         let session = await client.newUnsecuredSession(to: silent.address,
                                                         peerMRP: MRPParameters(idleInterval: 20, activeInterval: 20))
         let e = try await client.newExchange(on: session)
         try await e.send(Self.echo, opcode: 1, payload: [])
+        // Backoffs with no jitter: 22, 22, 35, 56 ms, then the last wait of 90 ms.
+        for _ in 0..<MRPConstants.maxTransmissions { try await Self.advanceToNextTimer(clock) }
         await #expect(throws: ExchangeError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions)) {
             _ = try await e.receive(timeout: .seconds(10))
         }
+        #expect(clock.now() == 22 + 22 + 35 + 56 + 90)
         #expect(await client.statistics.retransmitted == MRPConstants.maxTransmissions - 1)
         await client.shutdown()
+    }
+
+    /// The MRP timer sleeps until the earliest deadline: nothing runs before it, and one wake
+    /// at the deadline does the work (no polling).
+    @Test func timerSleepsUntilTheNextDeadline() async throws {
+        let net = MemoryNetwork()
+        let a = net.makeEndpoint(), silent = net.makeEndpoint()
+        let clock = ManualClock()
+        let client = ExchangeManager(transport: a, clock: clock, random: { 0 })
+        await client.start()
+        #expect(clock.sleeperCount == 0)  // nothing pending: no timer at all
+        let session = await client.newUnsecuredSession(to: silent.address, peerMRP: MRPParameters(idleInterval: 100, activeInterval: 100))
+        let e = try await client.newExchange(on: session)
+        try await e.send(Self.echo, opcode: 1, payload: [])
+        try await Self.waitFor { clock.nextDeadline == 110 }
+        clock.advance(by: .milliseconds(109))
+        #expect(await client.statistics.retransmitted == 0)
+        clock.advance(by: .milliseconds(1))
+        try await Self.waitFor { await client.statistics.retransmitted == 1 }
+        try await Self.waitFor { clock.nextDeadline == 220 }  // re-armed for the next backoff
+        await client.shutdown()
+        #expect(clock.sleeperCount == 0)
+    }
+
+    /// Moves the clock to the earliest sleeper's deadline, once a timer is set.
+    static func advanceToNextTimer(_ clock: ManualClock) async throws {
+        let before = clock.now()
+        try await waitFor { (clock.nextDeadline ?? 0) > before }
+        clock.advance(to: clock.nextDeadline!)
+    }
+
+    /// Waits (briefly, in real time) for other tasks to reach a state.
+    static func waitFor(_ condition: () async -> Bool) async throws {
+        for _ in 0..<1000 {
+            if await condition() { return }
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        Issue.record("condition not reached")
+        throw CancellationError()
     }
 
     /// Corruption is only detectable on secure sessions (unsecured messages carry no MIC), so

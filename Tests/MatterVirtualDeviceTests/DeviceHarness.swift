@@ -52,13 +52,14 @@ struct DeviceHarness {
     let controller: ExchangeManager
     let address: PeerAddress
 
-    static func make(faults: Set<VirtualDeviceFault> = []) async throws -> DeviceHarness {
+    /// A device and controller on `clock` (both); tests of timers pass a `ManualClock`.
+    static func make(faults: Set<VirtualDeviceFault> = [], clock: any MatterClock = SystemClock()) async throws -> DeviceHarness {
         let net = MemoryNetwork()
         let a = net.makeEndpoint(), b = net.makeEndpoint()
         let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, faults: faults, advertises: false)
-        let device = try await VirtualDevice(configuration: config, transport: b)
+        let device = try await VirtualDevice(configuration: config, transport: b, clock: clock)
         await device.start()
-        let controller = ExchangeManager(transport: a)
+        let controller = ExchangeManager(transport: a, clock: clock)
         await controller.start()
         return DeviceHarness(device: device, controller: controller, address: b.address)
     }
@@ -97,6 +98,20 @@ struct DeviceHarness {
                                                 ipkValue: fabric.epochKey.bytes, caseAdminSubject: admin, adminVendorID: 0xFFF1),
                                       endpoint: 0)
     }
+}
+
+/// Runs `body` while `clock` moves 100 ms forward every real millisecond, so the timeouts and
+/// retransmissions of the code under test pass quickly.
+@discardableResult
+func fastForward<T>(_ clock: ManualClock, _ body: () async throws -> T) async rethrows -> T {
+    let driver = Task {
+        while !Task.isCancelled {
+            clock.advance(by: .milliseconds(100))
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+    defer { driver.cancel() }
+    return try await body()
 }
 
 /// Waits until `condition` holds (polling), or fails after `seconds`.

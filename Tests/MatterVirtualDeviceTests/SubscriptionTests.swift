@@ -36,4 +36,29 @@ import Testing
         #expect(await eventually(3) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true")
         #expect(reports.values.withLock { $0.allSatisfy { $0.0 == subscription.subscriptionID } })
     }
+
+    /// The device's own button changes OnOff with no command: the subscriber hears it anyway.
+    @Test func buttonPressIsReportedToTheSubscriber() async throws {
+        let h = try await DeviceHarness.make()
+        defer { Task { await h.shutdown() } }
+        let reports = Reports()
+        await h.controller.setHandler(for: .interactionModel) { exchange, first in
+            guard first.opcode == IMOpcode.reportData.rawValue,
+                  let report = try? ReportDataMessage(payload: first.payload) else { return }
+            for case .data(let d) in report.attributeReports ?? [] {
+                if let on = try? d.data.bool() { reports.values.withLock { $0.append((report.subscriptionID, on)) } }
+            }
+            try? await exchange.send(.interactionModel, opcode: IMOpcode.statusResponse.rawValue,
+                                     payload: StatusResponseMessage(status: .success).payload)
+            await exchange.close()
+        }
+        let client = h.client(try await h.pase())
+        let onOff = ConcreteAttributePath(1, .onOff, 0)
+        _ = try await client.subscribe(paths: [onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
+        await h.device.pressButton()
+        #expect(await h.device.isOn)
+        #expect(await eventually(3) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true after the press")
+        await h.device.pressButton()
+        #expect(await eventually(3) { reports.values.withLock { $0.last?.1 == false } }, "no report of OnOff=false after the second press")
+    }
 }

@@ -45,19 +45,24 @@ import Testing
     }
 
     @Test func failSafeExpiryRollsBackTheFabric() async throws {
-        let h = try await DeviceHarness.make()
+        let clock = ManualClock()
+        let h = try await DeviceHarness.make(clock: clock)
         defer { Task { await h.shutdown() } }
         let pase = h.client(try await h.pase())
         let fabric = try TestFabric()
-        // 3 s: long enough for AddNOC to land inside the window even on a loaded machine.
         let response = try await h.addNOC(over: pase, fabric: fabric, deviceNode: Self.deviceNode, admin: Self.admin, failSafe: 3)
         #expect(response.statusCode == .ok && response.fabricIndex == 1)  // the fabric was staged
-        #expect(await eventually(10) { await h.device.fabricIndexes.isEmpty }, "the staged fabric outlived the fail-safe")
+        clock.advance(by: .milliseconds(2_999))
+        #expect(await h.device.fabricIndexes == [1], "the fabric went before the fail-safe expired")
+        clock.advance(by: .milliseconds(1))  // the fail-safe expires now
+        #expect(await eventually(2) { await h.device.fabricIndexes.isEmpty }, "the staged fabric outlived the fail-safe")
         #expect(await !h.device.isFailSafeArmed)
         #expect(await h.device.core.state.acl.isEmpty)
-        // The PASE session ended with the fail-safe.
-        await #expect(throws: (any Error).self) {
-            _ = try await pase.readAttribute(ConcreteAttributePath(0, .operationalCredentials, 4))
+        // The PASE session ended with the fail-safe (the controller's side finds out by timing out).
+        await fastForward(clock) {
+            await #expect(throws: (any Error).self) {
+                _ = try await pase.readAttribute(ConcreteAttributePath(0, .operationalCredentials, 4))
+            }
         }
         // CASE on the rolled-back fabric no longer works.
         await #expect(throws: SecureChannelError.self) {

@@ -38,11 +38,18 @@ public actor NodeRuntime {
     /// Every change, in order: attribute values and availability.
     public nonisolated let updates: AsyncStream<NodeUpdate>
     private let configure: @Sendable (inout NodeLifecycle) -> Void
+    /// At most this many nodes set up (CASE, then the subscription with its priming report) at
+    /// once. Two hundred nodes reconnecting together otherwise share the CPU so thinly that
+    /// handshakes run past their timeouts and retry, and all of them come up late.
+    private var setupSlots: Int
+    private var setupWaiters: [CheckedContinuation<Void, Never>] = []
 
-    /// `configure` adjusts each node's lifecycle (intervals, backoff) before it starts.
-    public init(hub: Hub, configure: @escaping @Sendable (inout NodeLifecycle) -> Void = { _ in }) {
+    /// `configure` adjusts each node's lifecycle (intervals, backoff) before it starts;
+    /// `concurrentSetups` bounds the nodes connecting and subscribing at the same time.
+    public init(hub: Hub, concurrentSetups: Int = 16, configure: @escaping @Sendable (inout NodeLifecycle) -> Void = { _ in }) {
         self.hub = hub
         self.configure = configure
+        setupSlots = max(1, concurrentSetups)
         epoch = clock.now
         (updates, continuation) = AsyncStream.makeStream(of: NodeUpdate.self, bufferingPolicy: .unbounded)
     }
@@ -173,13 +180,28 @@ public actor NodeRuntime {
         }
     }
 
-    /// Runs one attempt of `nodeID`'s I/O off the actor.
+    /// Runs one attempt of `nodeID`'s I/O off the actor, once a setup slot is free.
     private func run(_ nodeID: NodeID, _ body: @escaping @Sendable (NodeRuntime, Hub) async -> Void) {
         let hub = self.hub
         nodes[nodeID]?.work = Task { [weak self] in
             guard let self else { return }
-            await body(self, hub)
+            await self.acquireSetupSlot()
+            if !Task.isCancelled { await body(self, hub) }
+            await self.releaseSetupSlot()
         }
+    }
+
+    private func acquireSetupSlot() async {
+        if setupSlots > 0 {
+            setupSlots -= 1
+            return
+        }
+        await withCheckedContinuation { setupWaiters.append($0) }
+    }
+
+    /// Hands the slot to the next waiter (first come, first served), or frees it.
+    private func releaseSetupSlot() {
+        if setupWaiters.isEmpty { setupSlots += 1 } else { setupWaiters.removeFirst().resume() }
     }
 
     private func event(_ nodeID: NodeID, _ event: NodeLifecycle.Event) { handle(nodeID, event) }
