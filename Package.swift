@@ -57,7 +57,7 @@ let package = Package(
 
         .target(name: "MatterCommissioning",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
-                               "MatterCertificates", "MatterCrypto", "MatterTLV"],
+                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterNetworkCredentials"],
                 swiftSettings: strict),
 
         // The public Home API and the hub's persistent store (SQLite + key files).
@@ -75,11 +75,11 @@ let package = Package(
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload"],
-                swiftSettings: strict),
+                resources: [.copy("Dashboard")], swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
-                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction"],
+                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterNetworkCredentials"],
                 swiftSettings: strict),
 
         // The command-line tool.
@@ -160,7 +160,7 @@ let package = Package(
         .testTarget(name: "MatterCommissioningTests",
                     dependencies: ["MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
                                    "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
-                                   "TestSupport"],
+                                   "MatterNetworkCredentials", "MatterInteraction", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
@@ -168,7 +168,7 @@ let package = Package(
         .testTarget(name: "MatterHubServiceTests",
                     dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
-                                   "MatterWebSocket", "TestSupport"],
+                                   "MatterWebSocket", "MatterSetupPayload", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),

@@ -9,7 +9,7 @@ Prints one JSON object per step on stdout ({"step": ..., "ok": ..., "ms": ...}) 
 The SDK hard-codes /data/chip_*.ini and /tmp/chip_kvs: run this inside a private mount
 namespace with private folders bound over /data and /tmp (scripts/chip-controller does).
 
-usage: chip-controller.py --storage DIR --paa DIR (--code CODE | --reuse) [--second-fabric] [--keep] [--results FILE]
+usage: chip-controller.py --storage DIR --paa DIR (--code CODE | --reuse) [--second-fabric] [--keep] [--final-toggle] [--results FILE]
 """
 import argparse
 import asyncio
@@ -55,6 +55,8 @@ async def main():
     p.add_argument("--window-discriminator", type=int, default=2222,
                    help="discriminator of the enhanced window the first controller opens (a manual code carries its top 4 bits)")
     p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
+    p.add_argument("--final-toggle", action="store_true",
+                   help="toggle once more at the end, so OnOff ends changed (what another fabric's subscriber should see)")
     p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
     global RESULTS
@@ -114,6 +116,11 @@ async def main():
         sub.Shutdown()
         if value != before:
             raise RuntimeError(f"the subscription reported OnOff={value}, expected {before}")
+
+        if a.final_toggle:
+            await step("final-toggle", ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle()))
+            final = await step("read-on-off-final", read_on_off())
+            emit(step="final-on-off", ok=final != before, before=before, value=final)
 
         ctrl2 = None
         if a.second_fabric:

@@ -31,6 +31,14 @@ func fuzzOne(_ input: [UInt8]) {
     _ = try? Clusters.OperationalCredentials.NOCResponse(element: fields)
     _ = try? Clusters.AdministratorCommissioning.OpenCommissioningWindow(element: fields)
     _ = try? Clusters.AccessControl.Entry(element: fields)
+    _ = try? Clusters.NetworkCommissioning.ScanNetworks(element: fields)
+    _ = try? Clusters.NetworkCommissioning.ScanNetworksResponse(element: fields)
+    _ = try? Clusters.NetworkCommissioning.AddOrUpdateWiFiNetwork(element: fields)
+    _ = try? Clusters.NetworkCommissioning.AddOrUpdateThreadNetwork(element: fields)
+    _ = try? Clusters.NetworkCommissioning.NetworkConfigResponse(element: fields)
+    _ = try? Clusters.NetworkCommissioning.ConnectNetwork(element: fields)
+    _ = try? Clusters.NetworkCommissioning.ConnectNetworkResponse(element: fields)
+    _ = try? Clusters.NetworkCommissioning.NetworkInfo(element: fields)
 }
 
 #if FUZZING

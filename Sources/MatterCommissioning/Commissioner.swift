@@ -54,6 +54,10 @@ public struct CommissioningHooks: Sendable {
 ///   against the PAA trust store (strict unless test devices are allowed);
 /// - 11 CSRRequest with a random nonce, NOCSR verification, a NOC for the CSR's key;
 /// - 12 AddTrustedRootCertificate; 13 AddNOC (IPK, CaseAdminSubject, AdminVendorId);
+/// - 16 and 17, only for a Wi-Fi or Thread device not on the operational network yet (read
+///   from its NetworkCommissioning clusters in step 6): ScanNetworks when asked,
+///   AddOrUpdateWiFiNetwork or AddOrUpdateThreadNetwork, then ConnectNetwork after re-arming the
+///   fail-safe, with the device's ConnectMaxTimeSeconds added to the timeout;
 /// - 18 operational discovery and 19 CASE: the PASE address first, `_matter._tcp` otherwise;
 /// - 20 CommissioningComplete over CASE.
 ///

@@ -1,5 +1,6 @@
 import MatterCertificates
 import MatterCrypto
+import MatterNetworkCredentials
 import MatterSecureChannel
 
 /// What the commissioner brings to a commissioning: its fabric's CA (to issue NOCs), the IPK
@@ -47,6 +48,17 @@ public struct CommissioningOptions: Sendable {
     public var countryCode: String
     /// Unix seconds now (injected for tests).
     public var clock: @Sendable () -> Int64
+    /// The Wi-Fi network a Wi-Fi device that is not on the operational network yet joins
+    /// (Matter Core 5.5 steps 16-17; chip-tool's `pairing code-wifi`).
+    public var wifiCredentials: WiFiCredentials?
+    /// The Thread network (its active operational dataset) a Thread device joins.
+    public var threadDataset: ThreadDataset?
+    /// Whether the hub fills in the credentials it stores (its Wi-Fi credentials, its preferred
+    /// Thread dataset) where the two above are nil. Off when the caller chose a network.
+    public var usesStoredNetworkCredentials = true
+    /// Whether to run ScanNetworks before handing over the credentials (directed at the SSID
+    /// for Wi-Fi), so a network out of range is named before the device tries to join it.
+    public var scanNetworks = false
 
     public init(trustStore: PAATrustStore, allowTestDevices: Bool = false, revocationSet: RevocationSet? = nil,
                 discoveryTimeout: Duration = .seconds(15), operationalDiscoveryTimeout: Duration = .seconds(15),

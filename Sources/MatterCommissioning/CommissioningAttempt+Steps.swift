@@ -12,10 +12,13 @@ extension CommissioningAttempt {
     typealias GC = Clusters.GeneralCommissioning
     typealias OC = Clusters.OperationalCredentials
 
-    /// Step 6 (after PASE): vendor, product, fail-safe limits and location capability.
+    /// Step 6 (after PASE): vendor, product, fail-safe limits and location capability, and
+    /// the NetworkCommissioning interfaces (whether steps 16-17 are needed, and with what).
     func readCommissioningInfo() async throws(CommissioningError) {
         let client = commissioningClient
         info = try await im(.readCommissioningInfo) { try await DeviceInfo.read(client) }
+        networkInterfaces = try await im(.readCommissioningInfo) { try await NetworkInterfaces.read(client) }
+        try planNetwork()
     }
 
     /// Step 7: ArmFailSafe, for the shorter of what we want and what the device allows.

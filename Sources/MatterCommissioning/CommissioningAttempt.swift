@@ -12,6 +12,13 @@ final class CommissioningAttempt {
         var step: CommissioningStep
         /// A step that includes another (18 includes 19, as in matter.js) records its own timings.
         var recordsOwnTiming = false
+        /// Whether the step runs for this device (the network steps only for a Wi-Fi or Thread
+        /// device that is not on the operational network yet). A step that does not apply is
+        /// neither run nor timed.
+        var applies: @Sendable (CommissioningAttempt) -> Bool = { _ in true }
+        /// Re-arm the fail-safe before the step even when more than half of it is left (before
+        /// ConnectNetwork, as the CHIP SDK's FailsafeBefore*Enable stages do).
+        var reArmsFailSafe = false
         var run: @Sendable (CommissioningAttempt) async throws(CommissioningError) -> Void
     }
 
@@ -24,6 +31,13 @@ final class CommissioningAttempt {
         Step(step: .csr) { attempt throws(CommissioningError) in try await attempt.requestNOC() },
         Step(step: .addTrustedRoot) { attempt throws(CommissioningError) in try await attempt.addTrustedRoot() },
         Step(step: .addNOC) { attempt throws(CommissioningError) in try await attempt.addNOC() },
+        Step(step: .scanNetworks, applies: { $0.networkPlan != nil && $0.options.scanNetworks }) { attempt throws(CommissioningError) in
+            try await attempt.scanNetworks()
+        },
+        Step(step: .addNetwork, applies: { $0.networkPlan != nil }) { attempt throws(CommissioningError) in try await attempt.addNetwork() },
+        Step(step: .connectNetwork, applies: { $0.networkPlan != nil }, reArmsFailSafe: true) { attempt throws(CommissioningError) in
+            try await attempt.connectNetwork()
+        },
         Step(step: .operationalDiscovery, recordsOwnTiming: true) { attempt throws(CommissioningError) in
             try await attempt.reachOperationalNode()
         },
@@ -41,6 +55,9 @@ final class CommissioningAttempt {
     // What the steps learn, in the order they learn it.
     var pase: PASEOnlyCommissioning.Report?
     var info: DeviceInfo?
+    var networkInterfaces: NetworkInterfaces?
+    /// Set when the device needs steps 16-17.
+    var networkPlan: NetworkPlan?
     var failSafe: FailSafeTimer?
     var attestation: AttestationOutcome?
     var noc: IssuedCertificate?
@@ -65,8 +82,8 @@ final class CommissioningAttempt {
         self.pase = pase
         timings += pase.timings
 
-        for step in Self.steps {
-            try await reArmFailSafeIfNeeded(before: step.step)
+        for step in Self.steps where step.applies(self) {
+            try await reArmFailSafeIfNeeded(before: step.step, always: step.reArmsFailSafe)
             let start = clock.now
             try await step.run(self)
             if !step.recordsOwnTiming { record(step.step, since: start) }
@@ -120,8 +137,8 @@ final class CommissioningAttempt {
     }
 
     /// Matter Core 5.5 step 7: the fail-safe is kept armed, up to the device's cumulative limit.
-    func reArmFailSafeIfNeeded(before step: CommissioningStep) async throws(CommissioningError) {
-        guard var timer = failSafe, timer.needsReArm(at: clock.now) else { return }
+    func reArmFailSafeIfNeeded(before step: CommissioningStep, always: Bool = false) async throws(CommissioningError) {
+        guard var timer = failSafe, always ? timer.canReArm(at: clock.now) : timer.needsReArm(at: clock.now) else { return }
         let breadcrumb = UInt64(step.specNumber)
         let response = try await im(step) {
             try await commissioningClient.invoke(Clusters.GeneralCommissioning.ArmFailSafe(

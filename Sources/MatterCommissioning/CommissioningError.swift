@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterInteraction
 import MatterSecureChannel
 
 /// A commissioning failure: which step, which device, what happened (as a code tools can act
@@ -34,6 +35,15 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
         public static let cancelled = Code(rawValue: "cancelled")
         /// The hub refused to go on (e.g. it could not record the node before AddNOC).
         public static let hubFailure = Code(rawValue: "hub-failure")
+        /// A Wi-Fi or Thread device needs network credentials and none were given or stored.
+        public static let networkCredentialsMissing = Code(rawValue: "network-credentials-missing")
+        /// The device refused the network credentials (NetworkCommissioningStatus AuthFailure).
+        public static let wrongNetworkCredentials = Code(rawValue: "wrong-network-credentials")
+        /// The device cannot find the network (NetworkCommissioningStatus NetworkNotFound, or
+        /// a directed scan that did not see it).
+        public static let networkNotFound = Code(rawValue: "network-not-found")
+        /// Network commissioning failed with another NetworkCommissioningStatus (`networkStatus`).
+        public static let networkCommissioningFailed = Code(rawValue: "network-commissioning-failed")
     }
 
     public var step: CommissioningStep
@@ -44,15 +54,19 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
     public var hint: String
     /// For `attestationFailed`: the rule that failed.
     public var attestationResult: AttestationVerificationResult?
+    /// For the network steps: the NetworkCommissioningStatus the device answered.
+    public var networkStatus: Clusters.NetworkCommissioning.Status?
 
     public init(step: CommissioningStep, device: String, code: Code, reason: String, hint: String,
-                attestationResult: AttestationVerificationResult? = nil) {
+                attestationResult: AttestationVerificationResult? = nil,
+                networkStatus: Clusters.NetworkCommissioning.Status? = nil) {
         self.step = step
         self.device = device
         self.code = code
         self.reason = reason
         self.hint = hint
         self.attestationResult = attestationResult
+        self.networkStatus = networkStatus
     }
 
     /// Whether the passcode was wrong (the case tools check most often).

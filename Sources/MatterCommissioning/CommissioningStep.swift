@@ -21,6 +21,13 @@ public enum CommissioningStep: String, Sendable, CaseIterable {
     case addTrustedRoot = "add-trusted-root"
     /// 13: AddNOC.
     case addNOC = "add-noc"
+    /// 16 (optional): ScanNetworks, so a network out of range is named before credentials go.
+    case scanNetworks = "scan-networks"
+    /// 16: AddOrUpdateWiFiNetwork or AddOrUpdateThreadNetwork, for a Wi-Fi or Thread device
+    /// that is not on the operational network yet.
+    case addNetwork = "add-network"
+    /// 17: ConnectNetwork, after re-arming the fail-safe.
+    case connectNetwork = "connect-network"
     /// 18: operational discovery (`_matter._tcp`), when the PASE address does not answer CASE.
     case operationalDiscovery = "operational-discovery"
     /// 19: CASE to the new node.
@@ -39,6 +46,8 @@ public enum CommissioningStep: String, Sendable, CaseIterable {
         case .csr: 11
         case .addTrustedRoot: 12
         case .addNOC: 13
+        case .scanNetworks, .addNetwork: 16
+        case .connectNetwork: 17
         case .operationalDiscovery: 18
         case .case: 19
         case .commissioningComplete: 20
@@ -57,6 +66,9 @@ public enum CommissioningStep: String, Sendable, CaseIterable {
         case .csr: "operational CSR"
         case .addTrustedRoot: "installing the root certificate"
         case .addNOC: "installing the operational certificate"
+        case .scanNetworks: "scanning for the network"
+        case .addNetwork: "giving the network credentials"
+        case .connectNetwork: "joining the operational network"
         case .operationalDiscovery: "operational discovery"
         case .case: "CASE"
         case .commissioningComplete: "CommissioningComplete"

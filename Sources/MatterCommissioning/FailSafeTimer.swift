@@ -23,8 +23,13 @@ struct FailSafeTimer: Sendable, Equatable {
     func needsReArm(at now: ContinuousClock.Instant) -> Bool {
         let remaining = lastArmed + .seconds(Int(seconds)) - now
         guard remaining < .seconds(Double(seconds) / 2) else { return false }
+        return canReArm(at: now)
+    }
+
+    /// Whether a re-arm now stays within the device's cumulative limit (one past it is
+    /// refused by the device anyway).
+    func canReArm(at now: ContinuousClock.Instant) -> Bool {
         guard let limit = maxCumulativeSeconds else { return true }
-        // A re-arm that would run past the cumulative limit is refused by the device anyway.
         return now + .seconds(Int(seconds)) <= firstArmed + .seconds(Int(limit))
     }
 

@@ -12,12 +12,16 @@ import Synchronization
 /// connection has not been told about are withheld (they crash the 8.1.2 client). Non-JSON
 /// text, a message that is not a command, or a binary frame closes that connection with a reason;
 /// nothing one client sends affects another.
+///
+/// MatterHub's own `matterhub/...` commands (docs/matterhub-api.md) reach a
+/// ``HubExtensionBackend`` only from connections that sent `matterhub/enable`; only those
+/// connections get ``HubEvent``s. Everywhere else the namespace does not exist (error 9).
 public final class HubAPIServer: Sendable {
     public let webSocket: WebSocketServer
     private let handler: ConnectionHandler
 
     /// Binds the addresses in `configuration`. `httpHandler` answers plain GETs other than
-    /// `/info` (the dashboard's static files, later); `log` gets one line per notable event.
+    /// `/info` (the dashboard, ``DashboardFiles``); `log` gets one line per notable event.
     public init(configuration: WebSocketServerConfiguration, backend: any HubBackend,
                 httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)? = nil,
                 log: @escaping @Sendable (String) -> Void = { _ in }) throws(WebSocketServerError) {
@@ -38,6 +42,9 @@ public final class HubAPIServer: Sendable {
 
     /// Sends an event to every connection that issued `start_listening` (encoded once).
     public func publish(_ event: ServerEvent) { handler.publish(event) }
+
+    /// Sends an extension event to every connection that sent `matterhub/enable`.
+    public func publish(_ event: HubEvent) { handler.publish(event) }
 
     /// Connections currently open, and how many of them listen.
     public var connectionCounts: (open: Int, listening: Int) { handler.counts }
@@ -70,6 +77,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         /// Nodes this client has been told about (dump, node_added/updated), so no event for an
         /// unknown node reaches it.
         var knownNodes: Set<UInt64> = []
+        /// Sent `matterhub/enable`: gets the extension commands and events.
+        var extensionsEnabled = false
     }
 
     var counts: (open: Int, listening: Int) {
@@ -104,6 +113,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         let client = clients.withLock { $0.removeValue(forKey: connection.id) }
         client?.inbox.finish()
+        if client?.extensionsEnabled == true, let ext = backend as? any HubExtensionBackend {
+            Task { await ext.connectionClosed(connection.id) }
+        }
         log("api: \(connection) closed (\(code.map { "code \($0)" } ?? "no close frame"): \(reason))")
     }
 
@@ -140,6 +152,11 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                         continue
                     }
                 }
+                if let ext = backend as? any HubExtensionBackend, HubCommandName.isExtension(command.command),
+                   enableExtensions(connection, if: command.command == HubCommandName.enable.rawValue) {
+                    group.addTask { await self.runExtension(command, ext, on: connection) }
+                    continue
+                }
                 let decoded: ServerCommand
                 do throws(APIError) {
                     decoded = try ServerCommand.decode(command)
@@ -163,6 +180,34 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         } catch {
             log("api: \(command.name.rawValue) failed: \(error)")
             send(.error(messageID: id, error), to: connection)
+        }
+    }
+
+    /// Whether the connection may use the extensions; `enable` turns them on first (in line, so
+    /// the next command already sees it).
+    private func enableExtensions(_ connection: WebSocketConnection, if enable: Bool) -> Bool {
+        clients.withLock { c in
+            guard var client = c[connection.id] else { return false }
+            if enable && !client.extensionsEnabled {
+                client.extensionsEnabled = true
+                c[connection.id] = client
+            }
+            return client.extensionsEnabled
+        }
+    }
+
+    private func runExtension(_ message: CommandMessage, _ backend: any HubExtensionBackend, on connection: WebSocketConnection) async {
+        let context = HubRequestContext(connectionID: connection.id, messageID: message.messageID) { event in
+            connection.send(text: event.encoded)
+        }
+        do throws(HubAPIError) {
+            let command: HubCommand
+            do throws(APIError) { command = try HubCommand.decode(message) } catch { throw HubAPIError(error) }
+            let result = try await backend.handle(command, context: context)
+            send(.success(messageID: message.messageID, result: result), to: connection)
+        } catch {
+            log("api: \(message.command) failed: \(error)")
+            connection.send(text: error.encoded(messageID: message.messageID))
         }
     }
 
@@ -234,6 +279,13 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                 }
                 c[id] = client
             }
+        }
+    }
+
+    func publish(_ event: HubEvent) {
+        let frame = event.encoded
+        clients.withLock { c in
+            for client in c.values where client.extensionsEnabled { client.connection.send(text: frame) }
         }
     }
 

@@ -25,6 +25,8 @@ public actor ExchangeManager {
     /// The MRP timer: one task sleeping until the earliest deadline of any session.
     private var timer: (id: UInt64, deadline: Milliseconds, task: Task<Void, Never>)?
     private var timerIDs: UInt64 = 0
+    /// Session IDs held by handshakes in progress, with when they were handed out.
+    private var reservedSessionIDs: [UInt16: Milliseconds] = [:]
     private var started = false
     private var closed = false
     private let random: @Sendable () -> Double
@@ -88,18 +90,45 @@ public actor ExchangeManager {
         return handle
     }
 
-    /// A session ID no current session uses (never 0, which is the unsecured session).
+    /// A session ID that no session uses and no running handshake holds (never 0, which is the
+    /// unsecured session). It stays reserved until its session is installed, it is released,
+    /// or `sessionIDReservation` passes (a handshake that ended without saying so): two
+    /// handshakes running at once once drew the same ID, and the second session overwrote the
+    /// first (50 parallel commissionings lost one device in about twenty rounds).
     public func allocateSessionID() -> UInt16 {
-        while true {
-            let id = UInt16.random(in: 1...UInt16.max)
-            if sessions[.secure(localSessionID: id)] == nil { return id }
+        let t = now()
+        func isFree(_ id: UInt16) -> Bool {
+            guard sessions[.secure(localSessionID: id)] == nil else { return false }
+            guard let at = reservedSessionIDs[id] else { return true }
+            return t &- at >= Self.sessionIDReservation
         }
+        var id = UInt16.random(in: 1...UInt16.max)
+        var draws = 1
+        while !isFree(id) && draws < 64 {
+            id = UInt16.random(in: 1...UInt16.max)
+            draws += 1
+        }
+        if !isFree(id) {
+            // Nearly every ID is held: the first free one, else the oldest reservation's.
+            id = (1...UInt16.max).first(where: isFree) ?? reservedSessionIDs.min { $0.value < $1.value }?.key ?? id
+        }
+        reservedSessionIDs[id] = t
+        return id
     }
+
+    /// Ends a handshake's hold on `id` (its session was not installed).
+    public func releaseSessionID(_ id: UInt16) {
+        reservedSessionIDs[id] = nil
+    }
+
+    /// Longer than any handshake's timeouts together.
+    static let sessionIDReservation: Milliseconds = 120_000
 
     /// Installs a secure session that PASE or CASE established.
     @discardableResult
     public func addSecureSession(_ p: SecureSessionParameters) -> SessionHandle {
         let handle = SessionHandle.secure(localSessionID: p.localSessionID)
+        reservedSessionIDs[p.localSessionID] = nil
         sessions[handle] = SessionState(peerAddress: p.peerAddress, mrp: ReliableMessageState(peer: p.peerMRP, random: random),
                                         reception: MessageReceptionState(policy: .strict),
                                         sendCounter: MessageCounter(wraps: false), secure: p)

@@ -30,7 +30,8 @@ public enum CASEInitiator {
         let unsecured = await manager.newUnsecuredSession(to: peer, peerMRP: peerMRP)
         let exchange: Exchange
         do { exchange = try await manager.newExchange(on: unsecured) } catch { throw .internalError("\(error)") }
-        defer { Task { await exchange.close(); await manager.removeSession(unsecured) } }
+        // The ID's reservation ends here if no session took it (a failed handshake).
+        defer { Task { await exchange.close(); await manager.removeSession(unsecured); await manager.releaseSessionID(sessionID) } }
 
         let ephemeral = P256PrivateKey()
         let random = SecureRandom.bytes(32)

@@ -98,7 +98,8 @@ public enum PASEInitiator {
         } catch {
             throw .internalError("cannot open an exchange: \(error)")
         }
-        defer { Task { await exchange.close(); await manager.removeSession(unsecured) } }
+        // The ID's reservation ends here if no session took it (a failed handshake).
+        defer { Task { await exchange.close(); await manager.removeSession(unsecured); await manager.releaseSessionID(sessionID) } }
 
         // 1-2. PBKDF parameters.
         let request = PBKDFParamRequest(initiatorRandom: random.bytes(32), initiatorSessionID: sessionID,

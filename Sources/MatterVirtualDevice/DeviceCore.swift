@@ -30,6 +30,8 @@ struct DeviceHooks: Sendable {
     var failSafeExpired: @Sendable () async -> Void = {}
     /// A cluster's attributes changed (its data version moved), for subscriptions.
     var clusterChanged: @Sendable (EndpointID, ClusterID) async -> Void = { _, _ in }
+    /// The simulated interface joined or left the operational network.
+    var networkChanged: @Sendable (Bool) async -> Void = { _ in }
 }
 
 /// The fail-safe context (Matter Core 11.10.7.2): what AddTrustedRootCertificate, CSRRequest and
@@ -41,6 +43,8 @@ struct FailSafe: Sendable {
     var pendingRoot: [UInt8]?
     var pendingKey: P256PrivateKey?
     var addedFabric: UInt8?
+    /// The simulated interface's networks before the first change under this fail-safe.
+    var networkSnapshot: SimulatedNetworkInterface.Snapshot?
     /// When it was first armed, on the device's clock.
     var firstArmed: Milliseconds
     var timer: Task<Void, Never>?
@@ -54,6 +58,9 @@ actor DeviceCore: InteractionDevice {
     let vendorID: UInt16
     let productID: UInt16
     nonisolated let kind: VirtualDeviceConfiguration.Kind
+    nonisolated let network: VirtualDeviceConfiguration.Network?
+    /// The simulated Wi-Fi or Thread interface (nil: Ethernet).
+    var radio: SimulatedNetworkInterface?
     let faults: Set<VirtualDeviceFault>
     let credentials: DeviceCredentials
     let basicWindow: CommissioningWindow
@@ -85,6 +92,7 @@ actor DeviceCore: InteractionDevice {
         vendorID = c.vendorID
         productID = c.productID
         kind = c.kind
+        network = c.network
         faults = c.faults
         self.credentials = credentials
         self.basicWindow = basicWindow
@@ -92,7 +100,16 @@ actor DeviceCore: InteractionDevice {
         self.state = state
         self.clock = clock
         hooks = DeviceHooks()
+        if let n = c.network {
+            var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
+            r.load(state.networks ?? [])
+            radio = r
+        }
     }
+
+    /// Whether the device is on the operational network: always on Ethernet; with a simulated
+    /// radio, once ConnectNetwork succeeded.
+    var isOnOperationalNetwork: Bool { radio?.isConnected ?? true }
 
     func setHooks(_ hooks: DeviceHooks) { self.hooks = hooks }
 
@@ -184,6 +201,12 @@ actor DeviceCore: InteractionDevice {
         fs.timer?.cancel()
         failSafe = nil
         breadcrumb = 0
+        if let saved = fs.networkSnapshot, radio != nil {
+            let wasOnline = isOnOperationalNetwork
+            radio?.restore(saved)
+            bump(0, .networkCommissioning)
+            if wasOnline != isOnOperationalNetwork { await hooks.networkChanged(isOnOperationalNetwork) }
+        }
         if let added = fs.addedFabric {
             state.fabrics.removeAll { $0.index == added }
             state.acl.removeAll { $0.fabricIndex == added }
@@ -210,6 +233,12 @@ actor DeviceCore: InteractionDevice {
         guard let store else { return }
         var s = state
         s.fabrics = committedFabrics
+        // The networks of a fail-safe in progress are not kept until it commits.
+        if let r = radio { s.networks = (failSafe?.networkSnapshot).map { snap in
+            var committed = r
+            committed.restore(snap)
+            return committed.records
+        } ?? r.records }
         s.acl = state.acl.filter { r in s.fabrics.contains { $0.index == r.fabricIndex } }
         try? store.save(s)
     }
@@ -256,6 +285,10 @@ actor DeviceCore: InteractionDevice {
     }
 
     func setPendingKey(_ key: P256PrivateKey) { failSafe?.pendingKey = key }
+    /// Keeps the simulated networks as they were before the fail-safe's first change to them.
+    func saveNetworksForRollback() {
+        if failSafe?.networkSnapshot == nil { failSafe?.networkSnapshot = radio?.snapshot }
+    }
     func setPendingRoot(_ root: [UInt8]) { failSafe?.pendingRoot = root }
 
     func updateFabric(at i: Int, _ change: (inout FabricRecord) -> Void) {
@@ -301,6 +334,7 @@ actor DeviceCore: InteractionDevice {
     }
 
     func fabricsChangedHook() async { await hooks.fabricsChanged(state.fabrics) }
+    func networkChangedHook() async { await hooks.networkChanged(isOnOperationalNetwork) }
     func nocAddedHook() async { await hooks.nocAdded() }
     func hooksChallenge(_ session: UInt16) async -> [UInt8]? { await hooks.attestationChallenge(session) }
 
@@ -334,6 +368,7 @@ actor DeviceCore: InteractionDevice {
         case .generalCommissioning: return await generalCommissioning(path.command, fields, context)
         case .operationalCredentials: return await operationalCredentials(path.command, fields, context)
         case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
+        case .networkCommissioning: return await networkCommissioning(path.command, fields)
         default: return .status(StatusIB(.unsupportedCommand))
         }
     }
@@ -361,7 +396,7 @@ actor DeviceCore: InteractionDevice {
     // MARK: Attribute values
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
-        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster) else { return nil }
+        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, network: network) else { return nil }
         func ids(_ xs: [UInt32]) -> TLVElement { .array(xs.sorted().map { .unsigned($0) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
@@ -383,7 +418,7 @@ actor DeviceCore: InteractionDevice {
             case 0: return .array(deviceTypes(path.endpoint).map {
                 .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
             })
-            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint).map { .unsigned($0.id.rawValue) })
+            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint, network: network).map { .unsigned($0.id.rawValue) })
             case 2: return .array([])
             case 3: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
             default: return nil
@@ -412,6 +447,7 @@ actor DeviceCore: InteractionDevice {
             default: return nil
             }
         case .networkCommissioning:
+            if let radio { return radio.attribute(a) }
             switch a {
             case 0: return .unsigned(UInt8(1))
             case 1: return .array([.structure([.bytes(.context(0), Array("eth0".utf8)), .bool(.context(1), true)])])

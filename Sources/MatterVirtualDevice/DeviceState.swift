@@ -63,6 +63,8 @@ struct DeviceState: Codable, Sendable, Hashable {
     var bootCount: UInt32 = 0
     /// The next fabric index to try (indexes are not reused right away).
     var nextFabricIndex: UInt8 = 1
+    /// The simulated Wi-Fi or Thread interface's networks (absent in older state files).
+    var networks: [NetworkRecord]?
 }
 
 /// Reads and writes `state.json` in the state folder: written to a temporary file with mode

@@ -30,6 +30,7 @@ public actor VirtualDevice {
     nonisolated let manager: ExchangeManager
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
+    nonisolated let dataModel: DataModel
     /// The time of the device's timers, MRP and reports.
     nonisolated let clock: any MatterClock
     private var pase: PASEResponder?
@@ -45,6 +46,8 @@ public actor VirtualDevice {
     /// The latest update of the operational adverts (each waits for the one before).
     private var advertUpdate: Task<Void, Never>?
     private var reportPump: Task<Void, Never>?
+    private var reportSleep: Task<Void, any Error>?
+    private var wakePending = false
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
@@ -94,14 +97,18 @@ public actor VirtualDevice {
         self.clock = clock
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
+        dataModel = DeviceDataModel.dataModel(network: c.network)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
-        server = InteractionServer(dataModel: DeviceDataModel.dataModel, device: core, maxPathsPerInvoke: 1,
+        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32)
     }
 
     private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
         guard Passcode.isValid(c.passcode) else { throw .configuration("passcode \(c.passcode) is not allowed") }
         guard c.discriminator <= 0xFFF else { throw .configuration("discriminator \(c.discriminator) exceeds 4095") }
+        if c.network == nil, let f = c.faults.first(where: { $0 == .wrongNetworkCredentials || $0 == .networkNotFound }) {
+            throw .configuration("fault \(f.rawValue) needs a simulated network (--network wifi|thread)")
+        }
         guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
     }
 
@@ -125,6 +132,18 @@ public actor VirtualDevice {
 
     /// Whether the fail-safe is armed.
     public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }
+
+    /// Whether the device is on the operational network (always on Ethernet; with a simulated
+    /// Wi-Fi or Thread interface, once ConnectNetwork succeeded and until a rollback).
+    public var isOnOperationalNetwork: Bool { get async { await core.isOnOperationalNetwork } }
+
+    /// The simulated interface's configured networks (its Networks attribute); empty on Ethernet.
+    public var networks: [Clusters.NetworkCommissioning.NetworkInfo] {
+        get async {
+            guard let r = await core.radio else { return [] }
+            return r.networks.map { .init(networkID: $0.id, connected: $0.id == r.connectedID) }
+        }
+    }
 
     /// Starts answering: PASE, CASE, the Interaction Model, and the adverts.
     public func start() async {
@@ -153,6 +172,12 @@ public actor VirtualDevice {
                     FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
                     exit(3)
                 }
+                // Off the operational network (a Wi-Fi or Thread device before ConnectNetwork),
+                // only the commissioning channel reaches the device.
+                guard await core.isOnOperationalNetwork else {
+                    await exchange.close()
+                    return
+                }
                 await caseResponder.handle(exchange, first: first)
             default: await exchange.close()
             }
@@ -171,7 +196,8 @@ public actor VirtualDevice {
                     await manager.removeSession(.secure(localSessionID: s.localSessionID))
                 }
             },
-            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) }))
+            clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) },
+            networkChanged: { [weak self] online in await self?.networkChanged(online) }))
         await manager.start()
         await core.start()
         // BasicInformation StartUp (critical), with SoftwareVersion, as a device does at boot.
@@ -181,10 +207,32 @@ public actor VirtualDevice {
         let clock = self.clock
         reportPump = Task { [weak self] in
             while !Task.isCancelled {
-                do { try await clock.sleep(until: clock.now() + 50) } catch { return }
                 await self?.sendDueReports()
+                await self?.sleepUntilReportsAreDue(clock)
             }
         }
+    }
+
+    /// Sleeps until the next report is due (at most 1 s), or until `wakeReportPump` (a change,
+    /// a new subscription) ends the sleep early: no polling, so 200 devices in one process are
+    /// quiet when nothing happens and report a change at once.
+    private func sleepUntilReportsAreDue(_ clock: any MatterClock) async {
+        let now = clock.now()
+        let deadline = min(await server.nextReportDeadline ?? .max, now + 1000)
+        // A wake that came while the deadline was read is not lost.
+        if wakePending {
+            wakePending = false
+            return
+        }
+        let sleep = Task { try await clock.sleep(until: deadline) }
+        reportSleep = sleep
+        _ = await sleep.result
+    }
+
+    /// Ends the report pump's sleep so it looks at the subscriptions again.
+    private func wakeReportPump() {
+        wakePending = true
+        reportSleep?.cancel()
     }
 
     // MARK: Subscriptions
@@ -197,24 +245,24 @@ public actor VirtualDevice {
             guard let id = report.context.sessionID,
                   let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
             let server = self.server
-            Task {
+            Task { [weak self] in
                 try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
                 await exchange.close()
+                await self?.wakeReportPump()  // the subscription's next deadline moved
             }
         }
     }
 
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
-        guard let c = DeviceDataModel.dataModel.cluster(endpoint, cluster) else { return }
+        guard let c = dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
-        // Reports whose min interval allows go out now, not at the pump's next poll (after the
-        // change's own response: this hook runs inside the request that made the change).
-        Task { [weak self] in await self?.sendDueReports() }
+        wakeReportPump()
     }
 
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
         reportPump?.cancel()
+        reportSleep?.cancel()
         await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil
@@ -252,6 +300,7 @@ public actor VirtualDevice {
             do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
         }
         await exchange.close()
+        await wakeReportPump()  // a subscription may have started or ended
     }
 
     // MARK: Hooks from the core
@@ -291,13 +340,16 @@ public actor VirtualDevice {
         }
     }
 
-    /// Withdraws the adverts of fabrics that went and publishes those of new ones.
+    /// Withdraws the adverts of fabrics that went and publishes those of new ones; operational
+    /// adverts go out only on the operational network (a simulated radio joins it on ConnectNetwork).
     private func updateOperationalAdverts(_ records: [FabricRecord]) async {
         let indexes = Set(records.map(\.index))
-        for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) {
+        let online = await core.isOnOperationalNetwork
+        for (index, (_, advert)) in operationalAdverts where !indexes.contains(index) || !online {
             advert.withdrawInBackground()
             operationalAdverts[index] = nil
         }
+        guard online else { return }
         let port = await manager.localPort
         for r in records where operationalAdverts[r.index] == nil {
             let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: r.compressedFabricID, nodeID: r.nodeID),
@@ -305,7 +357,7 @@ public actor VirtualDevice {
             do {
                 let published = try await AvahiAdvertisement.publish(advert.serviceAdvert())
                 // The fabrics may have changed while it was being published.
-                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil {
+                if advertisedFabrics.contains(r.index) && operationalAdverts[r.index] == nil, await core.isOnOperationalNetwork {
                     operationalAdverts[r.index] = (advert, published)
                 } else {
                     published.withdrawInBackground()
@@ -314,6 +366,12 @@ public actor VirtualDevice {
                 log("cannot publish \(advert.name): \(error)")
             }
         }
+    }
+
+    /// The simulated interface joined (publish the operational adverts) or left the network.
+    private func networkChanged(_ online: Bool) async {
+        if advertises { log(online ? "joined the operational network" : "left the operational network") }
+        await fabricsChanged(await core.state.fabrics)
     }
 
     private func windowChanged(_ window: CommissioningWindow?) async {

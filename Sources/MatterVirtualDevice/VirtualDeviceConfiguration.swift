@@ -12,6 +12,14 @@ public struct VirtualDeviceConfiguration: Sendable {
         var deviceType: UInt32 { self == .light ? 0x0100 : 0x010A }
     }
 
+    /// The interface the device's NetworkCommissioning cluster manages.
+    public enum Network: String, Sendable, CaseIterable {
+        /// A simulated Wi-Fi interface: off the operational network until ConnectNetwork.
+        case wifi
+        /// A simulated Thread interface: off the operational network until ConnectNetwork.
+        case thread
+    }
+
     /// The setup passcode. Used once at start to compute the PASE verifier; never stored.
     public var passcode: UInt32
     /// The 12-bit long discriminator.
@@ -34,11 +42,15 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// A DAC/PAI chain to attest with instead of the SDK's development DAC (e.g. a generated,
     /// production-like chain); the CD is still signed with the CSA test key.
     public var attestation: AttestationCredentials?
+    /// A simulated Wi-Fi or Thread interface (nil: Ethernet, on the network from the start).
+    /// Until ConnectNetwork the device is reachable only over its PASE session, as a real one
+    /// is over its soft-AP or BLE: CASE does not answer and `_matter._tcp` is not published.
+    public var network: Network?
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,
                 faults: Set<VirtualDeviceFault> = [], pbkdfIterations: Int = 1000, advertises: Bool = true,
-                netnsPath: String? = nil) {
+                netnsPath: String? = nil, network: Network? = nil) {
         self.passcode = passcode
         self.discriminator = discriminator
         self.vendorID = vendorID
@@ -50,6 +62,7 @@ public struct VirtualDeviceConfiguration: Sendable {
         self.pbkdfIterations = pbkdfIterations
         self.advertises = advertises
         self.netnsPath = netnsPath
+        self.network = network
     }
 }
 
@@ -81,4 +94,8 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     /// The process exits (status 3) after AddNOC, when the commissioner first opens CASE to the
     /// new identity (before CommissioningComplete): the staged fabric is never committed.
     case rebootMidCommissioning = "reboot-mid-commissioning"
+    /// With `network`: ConnectNetwork fails with AuthFailure (the credentials are wrong).
+    case wrongNetworkCredentials = "wrong-network-credentials"
+    /// With `network`: scans see nothing and ConnectNetwork fails with NetworkNotFound.
+    case networkNotFound = "network-not-found"
 }

@@ -21,6 +21,15 @@ struct CommissionCommand: ParsableCommand {
             discriminator, establishes a PASE session with the code's passcode, prints the time each step \
             took and closes, leaving the hub's state untouched. Exit 1 naming the step that failed \
             (discovery; PASE: wrong passcode, no response ...).
+
+            A Wi-Fi or Thread device that is not on the operational network yet is given a network \
+            (Matter Core 5.5 steps 16-17: AddOrUpdateWiFiNetwork or AddOrUpdateThreadNetwork, then \
+            ConnectNetwork): the one of --wifi SSID (passphrase from --passphrase-file or stdin, never the \
+            argument list) or --thread-dataset FILE|- (the active dataset in hex), else the hub's stored \
+            Wi-Fi credentials ('matterctl wifi set') and preferred Thread dataset ('matterctl thread \
+            datasets'). A refusal names the device's NetworkCommissioningStatus (AuthFailure: wrong \
+            credentials; NetworkNotFound ...); the device forgets the network when its fail-safe is \
+            disarmed. Devices on Ethernet skip these steps.
             """,
         usesHubState: true,
         arguments: [.init("code", help: "a QR code (MT:...) or manual pairing code", arity: .oneOrMore)],
@@ -32,15 +41,18 @@ struct CommissionCommand: ParsableCommand {
             .flag("--pase-only", help: "only discover the device and establish a PASE session"),
             .value("--timeout", "S", help: "how long discovery may take (default 15 s)"),
             .flag("--json", help: "one JSON object on stdout"),
-        ],
+        ] + CommissionNetworkOptions.options,
         examples: ["matterctl commission MT:Y.K9042C00KA0648G00 --name Lamp --room Kitchen",
+                   "matterctl commission --wifi HomeNet --passphrase-file ~/.wifi-pass MT:Y.K9042C00KA0648G00",
+                   "ot-ctl dataset active -x | matterctl commission --thread-dataset - 34970112332",
                    "matterctl commission --pase-only 34970112332"])
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
         let timeout = try args.integer("--timeout", as: Int.self) ?? 15
         if args.flag("--pase-only") {
-            for option in ["--name", "--room", "--paa-store"] where args.value(option) != nil {
+            for option in ["--name", "--room", "--paa-store", "--wifi", "--thread-dataset", "--passphrase-file"]
+            where args.value(option) != nil {
                 throw UsageError("\(option) does not go with --pase-only (nothing is recorded)")
             }
             guard args.positional.count == 1, let code = args.positional.first else {
@@ -51,11 +63,12 @@ struct CommissionCommand: ParsableCommand {
             }
             return try await runPASEOnly(code: code, timeout: timeout, json: json)
         }
+        let network = try CommissionNetworkOptions.parse(args)
         return try await HomeCommands.commission(codes: args.positional, state: args.stateDirectory,
                                                  name: args.value("--name"), room: args.value("--room"),
                                                  paaStore: args.value("--paa-store"),
                                                  allowTestDevices: args.flag("--allow-test-devices"),
-                                                 timeout: timeout, json: json)
+                                                 timeout: timeout, json: json, network: network)
     }
 
     static func runPASEOnly(code: String, timeout: Int, json: Bool) async throws -> Int32 {

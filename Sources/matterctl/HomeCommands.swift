@@ -33,13 +33,15 @@ enum HomeCommands {
     }
 
     static func commission(codes: [String], state: String, name: String?, room: String?, paaStore: String?,
-                           allowTestDevices: Bool, timeout: Int, json: Bool) async throws -> Int32 {
+                           allowTestDevices: Bool, timeout: Int, json: Bool,
+                           network: CommissionNetworkOptions.Choice = .init()) async throws -> Int32 {
         let home = try await open(state)
         defer { Task { await home.close() } }
         let trust = try trustStore(paaStore, state: state)
         var options = CommissioningOptions(trustStore: trust.paaTrustStore, allowTestDevices: allowTestDevices,
                                            discoveryTimeout: .seconds(timeout))
         options.crls = trust.crls
+        network.apply(to: &options)
         if allowTestDevices && !json {
             Output.err("warning: devices with test attestation credentials will be accepted (--allow-test-devices)")
         }
@@ -111,8 +113,9 @@ enum HomeCommands {
                     failed = true
                     Output.err("error: \(e.description)")
                     outcomes.append(.object([
-                        ("result", .string("failed")), ("step", .string(e.step.rawValue)),
-                        ("wrongPasscode", .bool(e.isWrongPasscode)), ("error", .string(e.description)),
+                        ("result", .string("failed")), ("step", .string(e.step.rawValue)), ("code", .string(e.code.rawValue)),
+                        ("wrongPasscode", .bool(e.isWrongPasscode)),
+                        ("networkStatus", e.networkStatus.map { .string($0.name) } ?? .null), ("error", .string(e.description)),
                     ]))
                 }
             }

@@ -54,6 +54,10 @@ struct HubCommand: ParsableCommand {
                 throw CommandFailure("the hub cannot start: \(error)")
             }
             for url in server.urls { Output.out("hub: ready \(url)") }
+            for url in server.urls where url.hasPrefix("ws://") {
+                Output.out("hub: dashboard \(url.replacingOccurrences(of: "ws://", with: "http://").dropLast(2))")
+            }
+            if !server.dashboard.isInstalled { log("hub: the dashboard is not served: \(server.dashboard.origin)") }
             if configuration.tokenRequired { Output.out("hub: clients need the token ('matterctl hub token')") }
             fflush(nil)
             let signal = await VirtualDeviceCommand.waitForTermination()

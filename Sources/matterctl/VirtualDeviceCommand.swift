@@ -14,7 +14,10 @@ struct VirtualDeviceCommand: ParsableCommand {
             own state directory, never the hub's. With --count N, N devices run in this one process on \
             consecutive ports and discriminators from --port and --discriminator (state in DIR/1 ... DIR/N), \
             each one's codes printed before the one 'ready' line. A line 'press' on stdin presses every \
-            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's.
+            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's. \
+            With --network wifi|thread its NetworkCommissioning cluster manages a simulated interface that \
+            accepts any credentials (faults wrong-network-credentials and network-not-found refuse them) and \
+            joins the operational network on ConnectNetwork; the fail-safe's expiry makes it forget them again.
             """,
         options: [
             .value("--passcode", "P", help: "setup passcode (default 20202021)"),
@@ -24,6 +27,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
             .value("--kind", "K", help: "light (default) or plug"),
+            .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
+                   + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
             .value("--fault", "F", help: "misbehave on purpose (repeatable): "
                    + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
@@ -40,6 +45,10 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let k = args.value("--kind") {
             guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light or plug") }
             c.kind = kind
+        }
+        if let n = args.value("--network") {
+            guard let network = VirtualDeviceConfiguration.Network(rawValue: n) else { throw UsageError("--network is wifi or thread") }
+            c.network = network
         }
         for f in args.values("--fault") {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }

@@ -28,15 +28,16 @@ struct CHIPControllerVirtualDeviceTests {
         return (device, qr, manual)
     }
 
-    /// Runs scripts/chip-controller on h7; returns its exit status and its JSON lines.
-    static func controller(_ lab: Lab, _ arguments: [String], work: String? = nil) async throws -> (Int32, [[String: Any]], String) {
+    /// Runs scripts/chip-controller on h7 (or `host`); returns its exit status and its JSON lines.
+    static func controller(_ lab: Lab, _ arguments: [String], work: String? = nil,
+                           host: Int = controllerHost) async throws -> (Int32, [[String: Any]], String) {
         let python = Lab.repositoryRoot.appendingPathComponent(".peers/venv/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python),
                      "the CHIP controller is not installed: run scripts/peers (scripts/test does)")
         let work = work ?? "\(lab.directory)/chip-\(UInt32.random(in: 0...UInt32.max))"
         try? FileManager.default.removeItem(atPath: "\(work)/results.jsonl")
         let script = Lab.repositoryRoot.appendingPathComponent("scripts/chip-controller").path
-        let (status, output) = try await lab.run(on: controllerHost, [script, work] + arguments, timeout: 120)
+        let (status, output) = try await lab.run(on: host, [script, work] + arguments, timeout: 120)
         let text = (try? String(contentsOfFile: "\(work)/results.jsonl", encoding: .utf8)) ?? ""
         let lines = text.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]

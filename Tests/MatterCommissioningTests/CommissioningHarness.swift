@@ -20,11 +20,14 @@ struct CommissioningHarness {
     let commissioner: Commissioner
     let authority: FabricCertificateAuthority
 
-    static func make(faults: Set<VirtualDeviceFault> = [], responseTimeout: Duration = .seconds(2)) async throws -> CommissioningHarness {
+    static func make(faults: Set<VirtualDeviceFault> = [], responseTimeout: Duration = .seconds(2),
+                     network simulated: VirtualDeviceConfiguration.Network? = nil, stateDirectory: String? = nil,
+                     configure: (inout CommissioningOptions) -> Void = { _ in }) async throws -> CommissioningHarness {
         let network = MemoryNetwork()
         let controllerEndpoint = network.makeEndpoint(), deviceEndpoint = network.makeEndpoint()
         let device = try await VirtualDevice(
-            configuration: VirtualDeviceConfiguration(passcode: passcode, discriminator: discriminator, faults: faults, advertises: false),
+            configuration: VirtualDeviceConfiguration(passcode: passcode, discriminator: discriminator, stateDirectory: stateDirectory,
+                                                      faults: faults, advertises: false, network: simulated),
             transport: deviceEndpoint)
         await device.start()
         let manager = ExchangeManager(transport: controllerEndpoint)
@@ -42,6 +45,7 @@ struct CommissioningHarness {
         var options = CommissioningOptions(trustStore: try paaStore(), allowTestDevices: true, discoveryTimeout: .seconds(5),
                                            operationalDiscoveryTimeout: .seconds(1))
         options.responseTimeout = responseTimeout
+        configure(&options)
         // The device's address on the in-memory network is ::1 with its own port.
         let finder = DeviceFinder(discovery: MatterDiscovery(browser: FixedServiceBrowser(
             [FixedServiceBrowser.commissionable(discriminator: discriminator, port: deviceEndpoint.localPort)])))

@@ -1,10 +1,19 @@
 import MatterInteraction
 import MatterTLV
 import Synchronization
+import Testing
+import TestSupport
 
 /// A small node: endpoint 0 (Descriptor, BasicInformation, GeneralCommissioning,
 /// AdministratorCommissioning) and endpoint 1 (Descriptor, OnOff).
 enum Fixtures {
+    /// Encodes `value`, checks it decodes back to itself, and returns the bytes as hex.
+    static func roundTrip<T: TLVCodable>(_ value: T) throws -> String {
+        let bytes = TLVWriter.encode(value.element(tag: .anonymous))
+        #expect(try T(element: TLVDecoder.decode(bytes)) == value)
+        return Hex.encode(bytes)
+    }
+
     static let dataModel = DataModel(endpoints: [
         .init(id: 0, clusters: [
             .init(id: .descriptor, attributes: [0, 1, 2, 3, .clusterRevision]),

@@ -131,6 +131,29 @@ import TestSupport
 
     /// Corruption is only detectable on secure sessions (unsecured messages carry no MIC), so
     /// this runs over a secure session: corrupted frames fail authentication and MRP resends.
+    /// Handshakes hold their session IDs until the session is installed: 1000 drawn at once are
+    /// all distinct (random IDs alone would almost surely repeat one), a released one can come
+    /// back, and a reservation lapses after its lifetime.
+    @Test func sessionIDsHeldByRunningHandshakesAreNeverHandedOutTwice() async throws {
+        let clock = ManualClock()
+        let manager = ExchangeManager(transport: MemoryNetwork().makeEndpoint(), clock: clock)
+        var ids: Set<UInt16> = []
+        for _ in 0..<1000 { ids.insert(await manager.allocateSessionID()) }
+        #expect(ids.count == 1000)
+        // Installing a session keeps the ID taken; so does its reservation until it lapses.
+        let held = ids.first!
+        await manager.addSecureSession(SecureSessionParameters(
+            localSessionID: held, peerSessionID: 1, encryptKey: SecretBytes(Array(repeating: 1, count: 16)),
+            decryptKey: SecretBytes(Array(repeating: 2, count: 16)), attestationChallenge: SecretBytes(Array(repeating: 0, count: 16)),
+            peerAddress: MemoryNetwork.address(port: 0), peerMRP: .default, peer: .pase, isInitiator: true))
+        clock.advance(by: .seconds(121))
+        var later: Set<UInt16> = []
+        for _ in 0..<1000 { later.insert(await manager.allocateSessionID()) }
+        #expect(later.count == 1000)
+        #expect(!later.contains(held))
+        await manager.shutdown()
+    }
+
     @Test func duplicatesAreDroppedAndCorruptionRejected() async throws {
         let faults = FaultInjectingTransport.Faults(duplication: 0.5, corruption: 0.2)
         let (client, server, address) = await Self.makePair(faults: faults, seed: 42)

@@ -1,4 +1,5 @@
 import Foundation
+import MatterCommissioning
 public import MatterNetworkCredentials
 
 /// The network credentials the hub hands to Thread and Wi-Fi devices during commissioning: the
@@ -38,6 +39,17 @@ extension Hub {
     /// The home's Wi-Fi credentials, or nil when none are stored.
     public func wifiCredentials() throws(HomeError) -> WiFiCredentials? {
         try Self.mapping { () throws(StoreError) in try networkCredentials.wifiCredentials() }
+    }
+
+    /// `options` with the stored Wi-Fi credentials and preferred Thread dataset where it has
+    /// none (unless the caller chose a network: `usesStoredNetworkCredentials` off). The flow
+    /// uses them only for a Wi-Fi or Thread device that is not on the operational network yet.
+    func withStoredNetworkCredentials(_ options: CommissioningOptions) throws(HomeError) -> CommissioningOptions {
+        guard options.usesStoredNetworkCredentials else { return options }
+        var o = options
+        if o.wifiCredentials == nil { o.wifiCredentials = try wifiCredentials() }
+        if o.threadDataset == nil { o.threadDataset = try preferredThreadDataset() }
+        return o
     }
 
     private static func mapping<T>(_ body: () throws(StoreError) -> T) throws(HomeError) -> T {

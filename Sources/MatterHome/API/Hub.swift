@@ -89,6 +89,7 @@ public actor Hub {
         }
         let identity = try commissionerIdentity()
         let manager = try await exchangeManager()
+        let options = try withStoredNetworkCredentials(options)
         let commissioner = Commissioner(manager: manager, identity: identity, options: options,
                                         finder: DeviceFinder(discovery: discovery))
         var nodeIDs: [NodeID] = []

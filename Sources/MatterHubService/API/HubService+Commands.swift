@@ -191,6 +191,7 @@ extension HubService {
         guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
         await runtime.remove(id)
         publish(.nodeRemoved(nodeID: id.rawValue))
+        extensionState.publish(.deviceRemoved(nodeID: id.rawValue))
         // Best effort, as python-matter-server: the device leaves our fabric if it answers.
         if let device = try? await home.device(id.rawValue) {
             do { try await device.unpair() } catch { try? hub.store.removeNode(id) }
@@ -265,7 +266,8 @@ extension HubService {
     // MARK: - Discovery
 
     /// Browses `_matterc._udp` for `seconds` and answers what it found (CommissionableNodeData).
-    func discoverCommissionable(for seconds: Int = 3) async -> [JSONValue] {
+    /// `found` hears each device as it is found (`matterhub/discover` streams them).
+    func discoverCommissionable(for seconds: Int = 3, found: @escaping @Sendable (JSONValue) -> Void = { _ in }) async -> [JSONValue] {
         let stream = hub.discovery.commissionableNodes()
         let gathered = Mutex<[String: CommissionableNode]>([:])
         // The browse never ends by itself; what it gathered by the deadline is the answer.
@@ -273,7 +275,9 @@ extension HubService {
             do {
                 for try await event in stream {
                     switch event {
-                    case .found(let node), .updated(let node): gathered.withLock { $0[node.instanceName] = node }
+                    case .found(let node), .updated(let node):
+                        gathered.withLock { $0[node.instanceName] = node }
+                        found(Self.commissionableJSON(node))
                     case .removed(let node): gathered.withLock { $0[node.instanceName] = nil }
                     }
                 }

@@ -55,8 +55,7 @@ extension HubService {
             topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
             onboardingPayload: code, options: options)
         let results: [Result<CommissioningResult, CommissioningError>]
-        let onStep = onCommissioningStep
-        do { results = try await request.perform { _, timing in onStep(timing) } } catch {
+        do { results = try await commissionReporting(request, name: nil, room: nil, source: .ohf).1 } catch {
             try? await structure.cancelMatterCommissioning()
             throw APIError(.nodeCommissionFailed, error.description)
         }
@@ -68,21 +67,31 @@ extension HubService {
         case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
         }
         let node = NodeID(result.nodeID)
+        let live = await bringUp(node)
+        let data = try await nodeData(node)
+        guard live else {
+            throw APIError(.nodeInterviewFailed, "node \(result.nodeID) was commissioned but its interview did not finish; it is kept and retried")
+        }
+        return data.json
+    }
+
+    /// A node just commissioned: the fabric label, then the interview (the subscription's priming
+    /// report reads every attribute), then `node_added` and `node_updated` for OHF listeners
+    /// (when it came up within 30 s) and `matterhub/device_updated`. Whether it is live.
+    func bringUp(_ node: NodeID) async -> Bool {
         if let label = fabricLabel, let client = try? await client(node) {
             _ = try? await client.invoke(Clusters.OperationalCredentials.UpdateFabricLabel(label: label), endpoint: 0)
         }
-        // Interview: the subscription's priming report reads every attribute.
         announcing(node, true)
         await runtime.add(node)
         let live = await runtime.waitUntilAvailable(node, timeout: .seconds(30))
         announcing(node, false)
         interviewed(node)
-        let data = try await nodeData(node)
-        guard live else {
-            throw APIError(.nodeInterviewFailed, "node \(result.nodeID) was commissioned but its interview did not finish; it is kept and retried")
+        if live, let data = try? await nodeData(node) {
+            publish(.nodeAdded(data))
+            publish(.nodeUpdated(data))
         }
-        publish(.nodeAdded(data))
-        publish(.nodeUpdated(data))
-        return data.json
+        await announceDevice(node.rawValue)
+        return live
     }
 }

@@ -25,6 +25,8 @@ public final class HubService: HubBackend, Sendable {
     private let state: Mutex<State>
     /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
     private let advertWatch: OperationalAdvertWatch
+    /// The extension commands' sessions, event sink and server details.
+    let extensionState = ExtensionState()
 
     struct State {
         var info: ServerInfo
@@ -131,6 +133,7 @@ public final class HubService: HubBackend, Sendable {
             logger.withLock { $0 }("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
+            await announceDevice(node.rawValue)
         case .event(let node, let event):
             // Only for nodes a client already knows (a node being added has none yet).
             guard (try? hub.store.node(node)) != nil else { return }

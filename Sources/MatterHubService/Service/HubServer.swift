@@ -34,6 +34,8 @@ public final class HubServer: Sendable {
 
     public let service: HubService
     public let api: HubAPIServer
+    /// The page served at `GET /`.
+    public let dashboard: DashboardFiles
     private let lock: HubLock
 
     /// Takes the state directory's lock, opens the hub and binds the API (nothing is served
@@ -48,10 +50,13 @@ public final class HubServer: Sendable {
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))
         let token = configuration.tokenRequired ? try APIToken.load(stateDirectory: configuration.stateDirectory) : nil
+        let dashboard = DashboardFiles(token: token)
+        self.dashboard = dashboard
         api = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: addresses, token: token),
-                               backend: service, log: log)
+                               backend: service, httpHandler: { dashboard.response(for: $0) }, log: log)
         let api = self.api
         service.setEventSink { api.publish($0) }
+        service.setHubEventSink { api.publish($0) }
     }
 
     /// The TCP addresses the API listens on (with the port bound).
@@ -70,6 +75,8 @@ public final class HubServer: Sendable {
     public func start(log: @escaping @Sendable (String) -> Void) async throws {
         try await service.start(log: log)
         api.start()
+        let api = self.api
+        service.setServerDetails(addresses: urls, connections: { api.connectionCounts.open })
     }
 
     /// Ends subscriptions, closes sessions and connections (clients hear `server_shutdown`).

@@ -115,6 +115,9 @@ public enum Clusters {
             public static let lastNetworkingStatus: AttributeID = 0x0005
             public static let lastNetworkID: AttributeID = 0x0006
             public static let lastConnectErrorValue: AttributeID = 0x0007
+            public static let supportedWiFiBands: AttributeID = 0x0008
+            public static let supportedThreadFeatures: AttributeID = 0x0009
+            public static let threadVersion: AttributeID = 0x000A
         }
         public enum Command {
             public static let scanNetworks: CommandID = 0x00
@@ -126,6 +129,8 @@ public enum Clusters {
             public static let connectNetwork: CommandID = 0x06
             public static let connectNetworkResponse: CommandID = 0x07
             public static let reorderNetwork: CommandID = 0x08
+            public static let queryIdentity: CommandID = 0x09
+            public static let queryIdentityResponse: CommandID = 0x0A
         }
     }
 

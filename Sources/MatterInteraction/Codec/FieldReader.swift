@@ -31,6 +31,11 @@ struct FieldReader {
         do { return try e.unsigned(as: T.self) } catch { throw .malformed(what: what, error) }
     }
 
+    func int<T: FixedWidthInteger & SignedInteger>(_ tag: UInt8, _: T.Type = T.self) throws(InteractionError) -> T? {
+        guard let e = optional(tag) else { return nil }
+        do { return try e.signed(as: T.self) } catch { throw .malformed(what: what, error) }
+    }
+
     func bool(_ tag: UInt8) throws(InteractionError) -> Bool? {
         guard let e = optional(tag) else { return nil }
         do { return try e.bool() } catch { throw .malformed(what: what, error) }
@@ -89,6 +94,9 @@ struct FieldWriter {
     mutating func add(_ e: TLVElement?) { if let e { members.append(e) } }
     mutating func uint<T: FixedWidthInteger & UnsignedInteger>(_ tag: UInt8, _ v: T?) {
         if let v { members.append(.unsigned(.context(tag), v)) }
+    }
+    mutating func int<T: FixedWidthInteger & SignedInteger>(_ tag: UInt8, _ v: T?) {
+        if let v { members.append(.signed(.context(tag), v)) }
     }
     mutating func bool(_ tag: UInt8, _ v: Bool?) {
         if let v { members.append(.bool(.context(tag), v)) }

@@ -1,0 +1,38 @@
+import MatterCommissioning
+import MatterHome
+import MatterServerAPI
+
+extension HubAPIError {
+    /// The Home API's error on the wire: its code and message verbatim, the commissioning step
+    /// when there is one, and the nearest OHF code.
+    init(_ error: HomeError) {
+        let code: ErrorCode = switch error.code {
+        case .deviceNotFound: .nodeNotExists
+        case .deviceUnreachable: .nodeNotResolving
+        case .commissioningFailed, .invalidPayload, .commissioningSessionActive, .noCommissioningSession: .nodeCommissionFailed
+        default: .unknownError
+        }
+        self.init(code: code, details: error.message, homeError: error.code.rawValue,
+                  commissioning: error.commissioningError.map(HubCommissioningFailure.init))
+    }
+}
+
+extension HubCommissioningFailure {
+    init(_ error: CommissioningError) {
+        self.init(step: error.step.rawValue, specNumber: error.step.specNumber, title: error.step.title, device: error.device,
+                  code: error.code.rawValue, reason: error.reason, hint: error.hint)
+    }
+}
+
+extension HubDeviceOutcome {
+    init(device: Int, _ result: Result<CommissioningResult, CommissioningError>) {
+        switch result {
+        case .success(let r):
+            self = .success(device: device, nodeID: r.nodeID, vendorID: r.vendorID, productID: r.productID,
+                            timings: r.timings.map { Timing(step: $0.step.rawValue, milliseconds: $0.milliseconds) },
+                            warnings: r.warnings)
+        case .failure(let e):
+            self = .failure(device: device, HubCommissioningFailure(e))
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import MatterTLV
+
+/// The names of MatterHub's extension commands (docs/matterhub-api.md). Only a connection that
+/// sent `matterhub/enable` may use the others; for every other connection they are unknown
+/// commands (error 9), as for OHF clients.
+public enum HubCommandName: String, Hashable, Sendable, CaseIterable {
+    case enable = "matterhub/enable"
+    case hubStatus = "matterhub/hub_status"
+    case structures = "matterhub/structures"
+    case rooms = "matterhub/rooms"
+    case addRoom = "matterhub/add_room"
+    case devices = "matterhub/devices"
+    case configureDevice = "matterhub/configure_device"
+    case prepareCommissioning = "matterhub/prepare_commissioning"
+    case performCommissioning = "matterhub/perform_commissioning"
+    case completeCommissioning = "matterhub/complete_commissioning"
+    case cancelCommissioning = "matterhub/cancel_commissioning"
+    case read = "matterhub/read"
+    case invoke = "matterhub/invoke"
+    case share = "matterhub/share"
+    case unpair = "matterhub/unpair"
+    case discover = "matterhub/discover"
+
+    /// Every extension command and event name starts with this.
+    public static let prefix = "matterhub/"
+
+    /// Whether `command` is in the extension namespace (known or not).
+    public static func isExtension(_ command: String) -> Bool { command.hasPrefix(prefix) }
+}
+
+/// A decoded extension command with its defaults filled in. ``arguments`` encodes it back, for
+/// clients: `CommandMessage(messageID:command: name.rawValue, args: arguments)`.
+public enum HubCommand: Hashable, Sendable {
+    case enable(apiVersion: Int?)
+    case hubStatus
+    case structures
+    case rooms(structureID: Int64?)
+    case addRoom(name: String, structureID: Int64?)
+    case devices
+    /// `roomName` picks (case-insensitive) or creates a room of that name; `roomID` a given one.
+    case configureDevice(nodeID: UInt64, name: String?, roomID: Int64?, roomName: String?)
+    case prepareCommissioning(structureID: Int64?)
+    case performCommissioning(onboardingPayload: String, name: String?, roomID: Int64?, ecosystemName: String?)
+    case completeCommissioning
+    case cancelCommissioning
+    case read(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32)
+    /// `fields` is the command's fields element (a structure).
+    case invoke(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement)
+    case share(nodeID: UInt64, timeoutSeconds: UInt16)
+    case unpair(nodeID: UInt64)
+    case discover(seconds: Int)
+
+    /// The version of the namespace this module speaks.
+    public static let apiVersion = 1
+    public static let defaultShareTimeout: UInt16 = 300
+    public static let defaultDiscoverySeconds = 3
+    public static let maxDiscoverySeconds = 30
+
+    public var name: HubCommandName {
+        switch self {
+        case .enable: .enable
+        case .hubStatus: .hubStatus
+        case .structures: .structures
+        case .rooms: .rooms
+        case .addRoom: .addRoom
+        case .devices: .devices
+        case .configureDevice: .configureDevice
+        case .prepareCommissioning: .prepareCommissioning
+        case .performCommissioning: .performCommissioning
+        case .completeCommissioning: .completeCommissioning
+        case .cancelCommissioning: .cancelCommissioning
+        case .read: .read
+        case .invoke: .invoke
+        case .share: .share
+        case .unpair: .unpair
+        case .discover: .discover
+        }
+    }
+
+    /// Decodes an extension command: error 9 for an unknown `matterhub/` name, 8 for a missing or
+    /// ill-typed argument (a `fields_tlv` that is not hex of one TLV element included).
+    public static func decode(_ message: CommandMessage) throws(APIError) -> HubCommand {
+        guard let name = HubCommandName(rawValue: message.command) else { throw .invalidCommand(message.command) }
+        let a = try ObjectReader(message.args, context: name.rawValue)
+        switch name {
+        case .enable: return .enable(apiVersion: try a.optional("api_version"))
+        case .hubStatus: return .hubStatus
+        case .structures: return .structures
+        case .rooms: return .rooms(structureID: try a.optional("structure_id"))
+        case .addRoom:
+            let room: String = try a.required("name")
+            guard !room.isEmpty else { throw .invalidArguments("\(name.rawValue): argument 'name' must not be empty") }
+            return .addRoom(name: room, structureID: try a.optional("structure_id"))
+        case .devices: return .devices
+        case .configureDevice:
+            let label: String? = try a.optional("name")
+            if let label, label.isEmpty || label.utf8.count > 32 {
+                throw .invalidArguments("\(name.rawValue): argument 'name' must be 1 to 32 bytes (the device's NodeLabel)")
+            }
+            return .configureDevice(nodeID: try a.required("node_id"), name: label, roomID: try a.optional("room_id"),
+                                    roomName: try a.optional("room"))
+        case .prepareCommissioning: return .prepareCommissioning(structureID: try a.optional("structure_id"))
+        case .performCommissioning:
+            return .performCommissioning(onboardingPayload: try a.required("onboarding_payload"), name: try a.optional("name"),
+                                         roomID: try a.optional("room_id"), ecosystemName: try a.optional("ecosystem_name"))
+        case .completeCommissioning: return .completeCommissioning
+        case .cancelCommissioning: return .cancelCommissioning
+        case .read:
+            return .read(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
+                         cluster: try a.required("cluster"), attribute: try a.required("attribute"))
+        case .invoke:
+            var fields = TLVElement.structure([])
+            if let hex: String = try a.optional("fields_tlv") {
+                guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
+                    throw .invalidArguments("\(name.rawValue): argument 'fields_tlv' must be the hex of one TLV element")
+                }
+                fields = element
+            }
+            return .invoke(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
+                           cluster: try a.required("cluster"), command: try a.required("command"), fields: fields)
+        case .share:
+            return .share(nodeID: try a.required("node_id"), timeoutSeconds: try a.optional("timeout_seconds") ?? defaultShareTimeout)
+        case .unpair: return .unpair(nodeID: try a.required("node_id"))
+        case .discover:
+            let seconds: Int = try a.optional("seconds") ?? defaultDiscoverySeconds
+            guard (1...maxDiscoverySeconds).contains(seconds) else {
+                throw .invalidArguments("\(name.rawValue): argument 'seconds' must be 1...\(maxDiscoverySeconds)")
+            }
+            return .discover(seconds: seconds)
+        }
+    }
+
+    /// The `args` object of this command (what ``decode(_:)`` reads back to the same value).
+    public var arguments: JSONValue {
+        var o = JSONObject()
+        func put(_ key: String, _ value: JSONValue?) { if let value { o.append(key, value) } }
+        switch self {
+        case .enable(let v): put("api_version", v.map { .integer($0) })
+        case .hubStatus, .structures, .devices, .completeCommissioning, .cancelCommissioning: break
+        case .rooms(let s), .prepareCommissioning(let s): put("structure_id", s.map { .integer($0) })
+        case .addRoom(let n, let s):
+            put("name", .string(n))
+            put("structure_id", s.map { .integer($0) })
+        case .configureDevice(let id, let n, let r, let rn):
+            put("node_id", .integer(id))
+            put("name", n.map { .string($0) })
+            put("room_id", r.map { .integer($0) })
+            put("room", rn.map { .string($0) })
+        case .performCommissioning(let p, let n, let r, let e):
+            put("onboarding_payload", .string(p))
+            put("name", n.map { .string($0) })
+            put("room_id", r.map { .integer($0) })
+            put("ecosystem_name", e.map { .string($0) })
+        case .read(let id, let e, let c, let a):
+            put("node_id", .integer(id))
+            put("endpoint", .integer(e))
+            put("cluster", .integer(c))
+            put("attribute", .integer(a))
+        case .invoke(let id, let e, let c, let cmd, let f):
+            put("node_id", .integer(id))
+            put("endpoint", .integer(e))
+            put("cluster", .integer(c))
+            put("command", .integer(cmd))
+            put("fields_tlv", .string(Base16.encode(TLVWriter.encode(f))))
+        case .share(let id, let t):
+            put("node_id", .integer(id))
+            put("timeout_seconds", .integer(t))
+        case .unpair(let id): put("node_id", .integer(id))
+        case .discover(let s): put("seconds", .integer(s))
+        }
+        return .object(o)
+    }
+}

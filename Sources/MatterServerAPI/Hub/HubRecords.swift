@@ -1,0 +1,257 @@
+/// The records of MatterHub's extension commands and events (docs/matterhub-api.md, "Records"):
+/// each encodes to its JSON object and decodes from it strictly (error 8 naming the member).
+
+extension Double: JSONReadable {
+    /// A JSON number, with or without a fraction.
+    public static func read(_ json: JSONValue) -> Double? {
+        switch json {
+        case .double(let d): return d
+        case .int(let v): return Double(v)
+        case .uint(let v): return Double(v)
+        default: return nil
+        }
+    }
+    public static var expected: String { "a number" }
+}
+
+/// A structure (a home).
+public struct HubStructure: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    public init(id: Int64, name: String) {
+        self.id = id
+        self.name = name
+    }
+    public var json: JSONValue { .object(["id": .integer(id), "name": .string(name)]) }
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "structure")
+        self.init(id: try r.required("id"), name: try r.required("name"))
+    }
+}
+
+/// A room of a structure.
+public struct HubRoom: Hashable, Sendable {
+    public var id: Int64
+    public var name: String
+    public var structureID: Int64
+    public init(id: Int64, name: String, structureID: Int64) {
+        self.id = id
+        self.name = name
+        self.structureID = structureID
+    }
+    public var json: JSONValue { .object(["id": .integer(id), "name": .string(name), "structure_id": .integer(structureID)]) }
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "room")
+        self.init(id: try r.required("id"), name: try r.required("name"), structureID: try r.required("structure_id"))
+    }
+}
+
+/// A commissioned device as the hub knows it.
+public struct HubDevice: Hashable, Sendable {
+    public var nodeID: UInt64
+    public var name: String
+    public var roomID: Int64?
+    public var room: String?
+    /// Whether the hub has a live subscription to it.
+    public var available: Bool
+    public var vendorID: UInt16
+    public var productID: UInt16
+    /// ISO 8601, UTC (`2026-12-01T12:00:00Z`).
+    public var commissionedAt: String
+
+    public init(nodeID: UInt64, name: String, roomID: Int64?, room: String?, available: Bool, vendorID: UInt16,
+                productID: UInt16, commissionedAt: String) {
+        self.nodeID = nodeID
+        self.name = name
+        self.roomID = roomID
+        self.room = room
+        self.available = available
+        self.vendorID = vendorID
+        self.productID = productID
+        self.commissionedAt = commissionedAt
+    }
+
+    public var json: JSONValue {
+        .object(["node_id": .integer(nodeID), "name": .string(name), "room_id": roomID.map { .integer($0) } ?? .null,
+                 "room": room.map { .string($0) } ?? .null, "available": .bool(available), "vendor_id": .integer(vendorID),
+                 "product_id": .integer(productID), "commissioned_at": .string(commissionedAt)])
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "device")
+        self.init(nodeID: try r.required("node_id"), name: try r.required("name"), roomID: try r.optional("room_id"),
+                  room: try r.optional("room"), available: try r.required("available"), vendorID: try r.required("vendor_id"),
+                  productID: try r.required("product_id"), commissionedAt: try r.required("commissioned_at"))
+    }
+}
+
+/// A commissioning step that failed: the fields of MatterCommissioning's `CommissioningError`
+/// (`step` and `code` are the raw values of its step and code).
+public struct HubCommissioningFailure: Hashable, Sendable {
+    public var step: String
+    public var specNumber: Int
+    public var title: String
+    public var device: String
+    public var code: String
+    public var reason: String
+    public var hint: String
+
+    public init(step: String, specNumber: Int, title: String, device: String, code: String, reason: String, hint: String) {
+        self.step = step
+        self.specNumber = specNumber
+        self.title = title
+        self.device = device
+        self.code = code
+        self.reason = reason
+        self.hint = hint
+    }
+
+    public var json: JSONValue {
+        .object(["step": .string(step), "spec_number": .integer(specNumber), "title": .string(title), "device": .string(device),
+                 "code": .string(code), "reason": .string(reason), "hint": .string(hint)])
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "commissioning failure")
+        self.init(step: try r.required("step"), specNumber: try r.required("spec_number"), title: try r.required("title"),
+                  device: try r.required("device"), code: try r.required("code"), reason: try r.required("reason"),
+                  hint: try r.required("hint"))
+    }
+}
+
+/// How one device of a setup code ended.
+public enum HubDeviceOutcome: Hashable, Sendable {
+    public struct Timing: Hashable, Sendable {
+        public var step: String
+        public var milliseconds: Double
+        public init(step: String, milliseconds: Double) {
+            self.step = step
+            self.milliseconds = milliseconds
+        }
+    }
+    case success(device: Int, nodeID: UInt64, vendorID: UInt16, productID: UInt16, timings: [Timing], warnings: [String])
+    case failure(device: Int, HubCommissioningFailure)
+
+    public var device: Int {
+        switch self {
+        case .success(let d, _, _, _, _, _), .failure(let d, _): d
+        }
+    }
+
+    public var json: JSONValue {
+        switch self {
+        case .success(let d, let node, let vendor, let product, let timings, let warnings):
+            return .object(["device": .integer(d), "ok": .bool(true), "node_id": .integer(node), "vendor_id": .integer(vendor),
+                            "product_id": .integer(product),
+                            "timings": .array(timings.map { .object(["step": .string($0.step), "ms": .double($0.milliseconds)]) }),
+                            "warnings": .array(warnings.map { .string($0) })])
+        case .failure(let d, let f):
+            return .object(["device": .integer(d), "ok": .bool(false), "error": f.json])
+        }
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "device outcome")
+        let device: Int = try r.required("device")
+        if try r.required("ok", Bool.self) {
+            var timings: [Timing] = []
+            for t in try r.required("timings", [JSONValue].self) {
+                let tr = try ObjectReader(t, context: "timing")
+                timings.append(Timing(step: try tr.required("step"), milliseconds: try tr.required("ms")))
+            }
+            self = .success(device: device, nodeID: try r.required("node_id"), vendorID: try r.required("vendor_id"),
+                            productID: try r.required("product_id"), timings: timings, warnings: try r.required("warnings"))
+        } else {
+            self = .failure(device: device, try HubCommissioningFailure(json: try r.required("error", JSONValue.self)))
+        }
+    }
+}
+
+/// One step of one device of a commissioning request, as it finishes or fails.
+public struct HubCommissioningStep: Hashable, Sendable {
+    public enum Result: String, Hashable, Sendable {
+        case ok, failed
+    }
+    public var requestID: String
+    /// The device's index in the setup code.
+    public var device: Int
+    public var step: String
+    public var specNumber: Int
+    public var title: String
+    /// This step's own time.
+    public var stepMilliseconds: Double
+    /// Since the request started.
+    public var elapsedMilliseconds: Int
+    public var result: Result
+    public var error: HubCommissioningFailure?
+
+    public init(requestID: String, device: Int, step: String, specNumber: Int, title: String, stepMilliseconds: Double,
+                elapsedMilliseconds: Int, result: Result, error: HubCommissioningFailure? = nil) {
+        self.requestID = requestID
+        self.device = device
+        self.step = step
+        self.specNumber = specNumber
+        self.title = title
+        self.stepMilliseconds = stepMilliseconds
+        self.elapsedMilliseconds = elapsedMilliseconds
+        self.result = result
+        self.error = error
+    }
+
+    public var json: JSONValue {
+        let base: JSONValue = .object(["request_id": .string(requestID), "device": .integer(device), "step": .string(step),
+                                       "spec_number": .integer(specNumber), "title": .string(title),
+                                       "step_ms": .double(stepMilliseconds), "elapsed_ms": .integer(elapsedMilliseconds),
+                                       "result": .string(result.rawValue)])
+        guard let error, var o = base.objectValue else { return base }
+        o.append("error", error.json)
+        return .object(o)
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "commissioning step")
+        let text: String = try r.required("result")
+        guard let result = Result(rawValue: text) else {
+            throw .invalidArguments("commissioning step: 'result' must be \"ok\" or \"failed\", not \(text)")
+        }
+        self.init(requestID: try r.required("request_id"), device: try r.required("device"), step: try r.required("step"),
+                  specNumber: try r.required("spec_number"), title: try r.required("title"),
+                  stepMilliseconds: try r.required("step_ms"), elapsedMilliseconds: try r.required("elapsed_ms"), result: result,
+                  error: try r.optional("error", JSONValue.self).map { v throws(APIError) in try HubCommissioningFailure(json: v) })
+    }
+}
+
+/// What `matterhub/hub_status` answers.
+public struct HubStatus: Hashable, Sendable {
+    public var pid: Int
+    public var stateDirectory: String
+    public var addresses: [String]
+    public var nodes: Int
+    public var available: Int
+    public var uptimeSeconds: Double
+    public var connections: Int
+
+    public init(pid: Int, stateDirectory: String, addresses: [String], nodes: Int, available: Int, uptimeSeconds: Double,
+                connections: Int) {
+        self.pid = pid
+        self.stateDirectory = stateDirectory
+        self.addresses = addresses
+        self.nodes = nodes
+        self.available = available
+        self.uptimeSeconds = uptimeSeconds
+        self.connections = connections
+    }
+
+    public var json: JSONValue {
+        .object(["pid": .integer(pid), "state_directory": .string(stateDirectory), "addresses": .array(addresses.map { .string($0) }),
+                 "nodes": .integer(nodes), "available": .integer(available), "uptime_seconds": .double(uptimeSeconds),
+                 "connections": .integer(connections)])
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "hub status")
+        self.init(pid: try r.required("pid"), stateDirectory: try r.required("state_directory"), addresses: try r.required("addresses"),
+                  nodes: try r.required("nodes"), available: try r.required("available"),
+                  uptimeSeconds: try r.required("uptime_seconds"), connections: try r.required("connections"))
+    }
+}

@@ -1,0 +1,123 @@
+import MatterServerAPI
+import MatterTLV
+import Testing
+
+@Suite struct HubCommandWireTests {
+    static let all: [HubCommand] = [
+        .enable(apiVersion: 1), .enable(apiVersion: nil), .hubStatus, .structures, .rooms(structureID: nil), .rooms(structureID: 7),
+        .addRoom(name: "Study", structureID: 1), .devices,
+        .configureDevice(nodeID: UInt64.max, name: "Lamp", roomID: nil, roomName: "Kitchen"),
+        .configureDevice(nodeID: 5, name: nil, roomID: 3, roomName: nil),
+        .prepareCommissioning(structureID: nil),
+        .performCommissioning(onboardingPayload: "MT:Y.K9042C00KA0648G00", name: "Desk", roomID: 2, ecosystemName: "App"),
+        .completeCommissioning, .cancelCommissioning,
+        .read(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5),
+        .invoke(nodeID: 9, endpoint: 1, cluster: 8, command: 4,
+                fields: .structure([.unsigned(.context(0), UInt8(128)), .null(.context(1))])),
+        .share(nodeID: 9, timeoutSeconds: 900), .unpair(nodeID: 9), .discover(seconds: 30),
+    ]
+
+    func decode(_ name: String, _ args: JSONValue?) throws(APIError) -> HubCommand {
+        try HubCommand.decode(CommandMessage(messageID: "1", command: name, args: args))
+    }
+
+    @Test(arguments: all) func roundTripsThroughItsArguments(_ command: HubCommand) throws {
+        // Through the text a client sends.
+        let text = JSONWriter.encode(CommandMessage(messageID: "x", command: command.name.rawValue, args: command.arguments).json)
+        #expect(try HubCommand.decode(CommandMessage.parse(text)) == command)
+    }
+
+    @Test func everyNameIsInTheNamespaceAndDecodes() throws {
+        #expect(Set(Self.all.map(\.name)) == Set(HubCommandName.allCases))
+        #expect(HubCommandName.allCases.allSatisfy { HubCommandName.isExtension($0.rawValue) })
+        #expect(!HubCommandName.isExtension("start_listening"))
+    }
+
+    @Test func defaults() throws {
+        #expect(try decode("matterhub/share", .object(["node_id": .int(3)])) == .share(nodeID: 3, timeoutSeconds: 300))
+        #expect(try decode("matterhub/discover", nil) == .discover(seconds: 3))
+        #expect(try decode("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2)]))
+                == .invoke(nodeID: 1, endpoint: 1, cluster: 6, command: 2, fields: .structure([])))
+    }
+
+    @Test(arguments: [
+        ("matterhub/no_such", JSONValue.null, 9),
+        ("matterhub/read", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40)]), 8),
+        ("matterhub/read", .object(["node_id": .string("1"), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5)]), 8),
+        ("matterhub/read", .object(["node_id": .int(1), "endpoint": .int(65536), "cluster": .int(40), "attribute": .int(5)]), 8),
+        ("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2),
+                                      "fields_tlv": .string("15")]), 8),
+        ("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2),
+                                      "fields_tlv": .string("151818")]), 8),  // trailing bytes
+        ("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2),
+                                      "fields_tlv": .string("zz")]), 8),
+        ("matterhub/add_room", .object(["name": .string("")]), 8),
+        ("matterhub/configure_device", .object(["node_id": .int(1), "name": .string(String(repeating: "x", count: 33))]), 8),
+        ("matterhub/discover", .object(["seconds": .int(0)]), 8),
+        ("matterhub/discover", .object(["seconds": .double(1.5)]), 8),
+        ("matterhub/perform_commissioning", .object([:]), 8),
+        ("matterhub/enable", .array([]), 8),
+    ])
+    func malformedArgumentsAreTypedErrors(_ name: String, _ args: JSONValue, _ code: Int) {
+        #expect(throws: APIError.self) { _ = try decode(name, args) }
+        do { _ = try decode(name, args) } catch { #expect(error.code.rawValue == code, "\(name): \(error)") }
+    }
+}
+
+@Suite struct HubEventTests {
+    static let failure = HubCommissioningFailure(step: "pase", specNumber: 6, title: "PASE", device: "D=3840", code: "wrong-passcode",
+                                                  reason: "the passcode in the setup code is wrong", hint: "Check the setup code.")
+    static let events: [HubEvent] = [
+        .commissioningStarted(requestID: "r", devices: 2, source: .ohf),
+        .commissioningStep(HubCommissioningStep(requestID: "r", device: 1, step: "csr", specNumber: 11, title: "operational CSR",
+                                                stepMilliseconds: 12.5, elapsedMilliseconds: 300, result: .ok)),
+        .commissioningStep(HubCommissioningStep(requestID: "r", device: 0, step: "pase", specNumber: 6, title: "PASE",
+                                                stepMilliseconds: 0, elapsedMilliseconds: 40, result: .failed, error: failure)),
+        .commissioningFinished(requestID: "r", results: [
+            .success(device: 0, nodeID: UInt64.max, vendorID: 0xFFF1, productID: 0x8000,
+                     timings: [.init(step: "discovery", milliseconds: 3)], warnings: ["test device"]),
+            .failure(device: 1, failure),
+        ]),
+        .deviceUpdated(HubDevice(nodeID: 1, name: "Lamp", roomID: nil, room: nil, available: false, vendorID: 1, productID: 2,
+                                 commissionedAt: "2026-12-01T12:00:00.000000Z")),
+        .deviceRemoved(nodeID: 0x8000_0000_0000_0000),
+        .roomAdded(HubRoom(id: 4, name: "Study", structureID: 1)),
+        .discovered(requestID: "m7", node: .object(["instance_name": .string("ABCD"), "long_discriminator": .int(3840)])),
+    ]
+
+    @Test(arguments: events) func roundTripsThroughItsFrame(_ event: HubEvent) throws {
+        guard case .event(let name, let data) = try ReceivedServerMessage.parse(event.encoded) else {
+            Issue.record("not an event frame"); return
+        }
+        #expect(name.hasPrefix("matterhub/"))
+        #expect(try HubEvent.decode(name: name, data: data) == event)
+    }
+
+    @Test func unknownNamesAreLeftAloneAndMalformedDataIsAnError() throws {
+        #expect(try HubEvent.decode(name: "matterhub/from_the_future", data: .null) == nil)
+        #expect(throws: APIError.self) { _ = try HubEvent.decode(name: "matterhub/device_removed", data: .object(["node_id": .int(-1)])) }
+        #expect(throws: APIError.self) {
+            _ = try HubEvent.decode(name: "matterhub/commissioning_step", data: .object([
+                "request_id": .string("r"), "device": .int(0), "step": .string("pase"), "spec_number": .int(6), "title": .string("PASE"),
+                "step_ms": .int(1), "elapsed_ms": .int(1), "result": .string("maybe")]))
+        }
+    }
+}
+
+@Suite struct HubAPIErrorTests {
+    @Test func carriesTheHomeErrorAndTheFailedStep() throws {
+        let error = HubAPIError(code: .nodeCommissionFailed, details: "PASE failed for D=3840: wrong passcode. Check it.",
+                                homeError: "commissioningFailed", commissioning: HubEventTests.failure)
+        let frame = try JSONParser.parse(error.encoded(messageID: "m9"))
+        // An OHF-only reader sees a plain error result.
+        #expect(try ReceivedServerMessage.parse(error.encoded(messageID: "m9"))
+                == .error(messageID: "m9", code: 1, details: error.details))
+        let parsed = try #require(try HubAPIError.parse(frame))
+        #expect(parsed.messageID == "m9" && parsed.error == error)
+        let plain = HubAPIError(APIError.invalidCommand("matterhub/x"))
+        let plainFrame = try JSONParser.parse(plain.encoded(messageID: "1"))
+        #expect(plainFrame.objectValue?.keys == ["message_id", "error_code", "details"])
+        #expect(try HubAPIError.parse(.object(["message_id": .string("1"), "result": .null])) == nil)
+        #expect(throws: APIError.self) { _ = try HubAPIError.parse(.object(["message_id": .string("1"), "error_code": .int(100)])) }
+    }
+}
