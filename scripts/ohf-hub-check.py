@@ -14,45 +14,15 @@ import sys
 
 import aiohttp
 from chip.clusters import Objects as Clusters
-from matter_server.client import MatterClient
 from matter_server.common.errors import MatterError, NodeNotReady
 from matter_server.common.models import EventType
 
-passed = 0
-failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}", flush=True)
-
-
-async def wait_for(queue, predicate, seconds=10):
-    """The first queued event that satisfies predicate, within seconds (else None)."""
-    try:
-        async with asyncio.timeout(seconds):
-            while True:
-                event = await queue.get()
-                if predicate(event):
-                    return event
-    except TimeoutError:
-        return None
+from ohfcheck import check, listening_client, run, wait_for
 
 
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
-        client = MatterClient(url, session)
-        await asyncio.wait_for(client.connect(), 10)
-        ready = asyncio.Event()
-        listen = asyncio.create_task(client.start_listening(ready))
-        await asyncio.wait_for(ready.wait(), 30)
-        events = asyncio.Queue()
-        client.subscribe_events(lambda event, data: events.put_nowait((event, data)))
+        client, listen, events = await listening_client(url, session)
         await client.set_default_fabric_label("Home")
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
@@ -138,9 +108,4 @@ async def main(url, code):
         await client.disconnect()
 
 
-try:
-    asyncio.run(main(sys.argv[1], sys.argv[2]))
-except Exception as error:  # a crash is a failure with its reason, not a hang
-    check("the run completed", False, repr(error))
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+sys.exit(run(main(sys.argv[1], sys.argv[2])))

@@ -16,19 +16,8 @@ from matter_server.client import MatterClient
 from matter_server.common.errors import InvalidCommand, NodeNotReady
 from matter_server.common.models import EventType
 
-passed = 0
-failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    if ok:
-        passed += 1
-        print(f"ok   {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL {name} {detail}", flush=True)
-
+import ohfcheck
+from ohfcheck import check
 
 async def main(url, node_id):
     async with aiohttp.ClientSession() as session:
@@ -110,5 +99,4 @@ if __name__ == "__main__":
         asyncio.run(main(sys.argv[1], int(sys.argv[2])))
     except Exception as e:  # noqa: BLE001
         check("client ran to the end", False, repr(e))
-    print(f"{passed} passed, {failed} failed", flush=True)
-    sys.exit(1 if failed or not passed else 0)
+    sys.exit(ohfcheck.summary() or (0 if ohfcheck.passed else 1))

@@ -53,6 +53,8 @@ struct FailSafe: Sendable {
 /// The device's data model and commissioning logic, free of sockets: an `InteractionDevice`
 /// the `InteractionServer` calls, with hooks out to the I/O shell.
 actor DeviceCore: InteractionDevice {
+    /// BasicInformation SoftwareVersion (and the StartUp event's field).
+    static let softwareVersion: UInt32 = 1
     let vendorID: UInt16
     let productID: UInt16
     nonisolated let kind: VirtualDeviceConfiguration.Kind
@@ -502,7 +504,7 @@ actor DeviceCore: InteractionDevice {
         case 6: return .utf8(state.location)
         case 7: return .unsigned(UInt16(1))
         case 8: return .utf8("1.0")
-        case 9: return .unsigned(UInt32(1))
+        case 9: return .unsigned(Self.softwareVersion)
         case 0x0A: return .utf8("1.0.0")
         case 0x0F: return .utf8("MH-VD-\(String(vendorID, radix: 16, uppercase: true))-\(String(productID, radix: 16, uppercase: true))")
         case 0x12: return .utf8("matterhub-virtual-device")

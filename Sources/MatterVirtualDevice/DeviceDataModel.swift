@@ -13,6 +13,7 @@ enum DeviceDataModel {
         var accepted: [UInt32] = []
         var generated: [UInt32] = []
         var timed: [UInt32] = []
+        var events: [UInt32] = []
         var revision: UInt16
         var featureMap: UInt32 = 0
     }
@@ -38,7 +39,7 @@ enum DeviceDataModel {
             descriptor,
             ClusterSpec(id: .accessControl, attributes: [0, 2, 3, 4], writable: [0], revision: 2),
             ClusterSpec(id: .basicInformation, attributes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0A, 0x0F, 0x12, 0x13, 0x15, 0x16],
-                        writable: [5, 6], revision: 4),
+                        writable: [5, 6], events: [0, 1], revision: 4),
             ClusterSpec(id: .generalCommissioning, attributes: [0, 1, 2, 3, 4], writable: [0],
                         accepted: [0, 2, 4], generated: [1, 3, 5], revision: 1),
             networkCommissioning(network),
@@ -61,7 +62,7 @@ enum DeviceDataModel {
                 DataModel.Cluster(id: s.id, attributes: Set(s.attributes.map { AttributeID($0) }).union(globals),
                                   writableAttributes: Set(s.writable.map { AttributeID($0) }),
                                   acceptedCommands: Set(s.accepted.map { CommandID($0) }),
-                                  timedCommands: Set(s.timed.map { CommandID($0) }))
+                                  timedCommands: Set(s.timed.map { CommandID($0) }), events: Set(s.events.map { EventID($0) }))
             })
         })
     }

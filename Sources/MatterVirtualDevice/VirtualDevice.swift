@@ -98,7 +98,9 @@ public actor VirtualDevice {
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
         dataModel = DeviceDataModel.dataModel(network: c.network)
-        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1)
+        // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
+        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
+                                   firstEventNumber: UInt64(state.bootCount) << 32)
     }
 
     private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
@@ -198,6 +200,10 @@ public actor VirtualDevice {
             networkChanged: { [weak self] online in await self?.networkChanged(online) }))
         await manager.start()
         await core.start()
+        // BasicInformation StartUp (critical), with SoftwareVersion, as a device does at boot.
+        await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 0, priority: 2,
+                               epochTimestampMs: UInt64(Date().timeIntervalSince1970 * 1000),
+                               data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
         let clock = self.clock
         reportPump = Task { [weak self] in
             while !Task.isCancelled {

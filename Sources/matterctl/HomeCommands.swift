@@ -7,6 +7,14 @@ import MatterTrustStore
 
 /// The hub commands: commission, devices, rooms, read, invoke, unpair.
 enum HomeCommands {
+    /// Crash testing: MATTERHUB_KILL_AFTER_STEP=<step> makes this process SIGKILL itself right
+    /// after that commissioning step, as a power cut would (the tests check that the store and
+    /// the device still agree). Without it, nothing.
+    static func killAfterStep() -> @Sendable (StepTiming) -> Void {
+        guard let step = ProcessInfo.processInfo.environment["MATTERHUB_KILL_AFTER_STEP"] else { return { _ in } }
+        return { timing in if timing.step.rawValue == step { kill(getpid(), SIGKILL) } }
+    }
+
     static func open(_ state: String) async throws -> Home {
         do { return try await Home.open(stateDirectory: state) } catch { throw CommandFailure(error.description) }
     }
@@ -66,9 +74,7 @@ enum HomeCommands {
                 throw CommandFailure("\(error)")
             }
         }
-        // Crash testing: MATTERHUB_KILL_AFTER_STEP=<step> makes this process SIGKILL itself right
-        // after that step, as a power cut would (the tests check the store survives it).
-        let killAfter = ProcessInfo.processInfo.environment["MATTERHUB_KILL_AFTER_STEP"]
+        let killAfter = Self.killAfterStep()
         var outcomes: [JSON] = []
         var failed = false
         for code in codes {
@@ -78,7 +84,7 @@ enum HomeCommands {
             let results: [Result<CommissionedDevice, CommissioningError>]
             do {
                 results = try await request.perform(name: name, room: roomValue) { device, timing in
-                    if timing.step.rawValue == killAfter { kill(getpid(), SIGKILL) }
+                    killAfter(timing)
                     if !json {
                         Output.out("  [\(device + 1)] \(timing.step.title.padding(to: 36)) \(CommissionCommand.format(timing.milliseconds))")
                     }

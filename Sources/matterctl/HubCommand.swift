@@ -43,6 +43,7 @@ struct HubCommand: ParsableCommand {
             configuration.listen = args.values("--listen")
             configuration.port = try args.integer("--port", as: UInt16.self) ?? 5580
             configuration.requireToken = args.flag("--require-token")
+            configuration.onCommissioningStep = HomeCommands.killAfterStep()
             let log: @Sendable (String) -> Void = { Output.err($0) }
             let server: HubServer
             do { server = try await HubServer(configuration, log: log) } catch let e as HubLock.HeldElsewhere {

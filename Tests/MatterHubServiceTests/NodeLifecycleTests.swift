@@ -31,6 +31,24 @@ import Testing
         #expect(node.state == .connecting(attempt: 2))
     }
 
+    /// A live node whose advert went away and came back (or moved port) restarted: its
+    /// subscription is gone on its side, so the hub reconnects at once, resolving its address.
+    @Test func aRestartedNodeIsReconnectedAtOnce() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionEstablished, now: 0)
+        _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 50), now: 0)
+        // A first announcement of a live node changes nothing.
+        #expect(node.handle(.deviceAnnounced, now: 1_000) == [])
+        #expect(node.handle(.deviceRestarted, now: 2_000) == [.tearDown, .setAvailable(false), .establishSession(resolveAddress: true)])
+        #expect(node.state == .connecting(attempt: 2))
+        // While an attempt runs, another announcement waits for its outcome.
+        #expect(node.handle(.deviceRestarted, now: 2_100) == [])
+        // Waiting to retry: an announcement retries now.
+        _ = node.handle(.sessionFailed, now: 2_200)
+        #expect(node.handle(.deviceRestarted, now: 2_300) == [.establishSession(resolveAddress: true)])
+    }
+
     @Test func failuresBackOffExponentiallyUpToTheLimit() {
         var node = NodeLifecycle()
         _ = node.handle(.start, now: 0)

@@ -118,6 +118,16 @@ import TestSupport
         #expect(s.nextDeadline == 4_000)
     }
 
+    @Test func loggedEventsAreDueLikeChangedData() {
+        var s = SubscriptionScheduler(minIntervalSeconds: 2, maxIntervalSeconds: 10, now: 0)
+        s.eventsLogged()
+        #expect(s.nextDeadline == 2_000)
+        let action = s.tick(now: 2_000)
+        #expect(action?.0 == .sendDataReport && action?.1 == [])
+        s.reportSent(now: 2_000)
+        #expect(s.nextDeadline == 12_000)
+    }
+
     @Test func changeAfterMinIntervalIsSentAtOnce() {
         var s = SubscriptionScheduler(minIntervalSeconds: 1, maxIntervalSeconds: 60, now: 0)
         #expect(s.tick(now: 5_000) == nil)

@@ -193,6 +193,51 @@ import TestSupport
         #expect(await server.activeSubscriptionIDs.isEmpty)
     }
 
+    /// Events: the priming report carries the logged ones the paths select (from `eventMin` on),
+    /// a later event is reported on its own once the min interval allows, and each only once.
+    @Test func subscribedEventsArriveOnceEach() async throws {
+        let startUp = await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 0, priority: 2,
+                                             epochTimestampMs: 1_000, data: .structure([.unsigned(.context(0), UInt32(1))]))
+        let sub = try await client.subscribe(paths: [AttributePathIB(1, .onOff, 0)], events: [EventPathIB()],
+                                             minIntervalFloor: 1, maxIntervalCeiling: 30)
+        let primed = sub.primingReport.events.compactMap { e -> EventDataIB? in if case .data(let d) = e { d } else { nil } }
+        #expect(primed.map(\.eventNumber) == [startUp])
+        #expect(primed.first?.path == EventPathIB(endpoint: 0, cluster: .basicInformation, event: 0))
+        #expect(primed.first?.data == .structure([.unsigned(.context(0), UInt32(1))]))
+
+        let subscriber = SubscriberSide(receiver: SubscriptionReportReceiver(knownSubscriptions: [sub.subscriptionID]))
+        let start = clock.value
+        let shutDown = await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 1, priority: 2, epochTimestampMs: 2_000)
+        #expect(await server.nextReportDeadline == start + 1_000)
+        let due = await server.dueReports(now: start + 1_000)
+        try await server.deliver(try #require(due.first), on: subscriber, now: start + 1_000)
+        let report = try #require(await subscriber.reports.last)
+        #expect(report.attributes.isEmpty)
+        guard case .data(let reported)? = report.events.first, report.events.count == 1 else {
+            Issue.record("not one event: \(report.events)")
+            return
+        }
+        #expect(reported.path == EventPathIB(endpoint: 0, cluster: .basicInformation, event: 1) && reported.eventNumber == shutDown)
+        // The keep-alive that follows repeats nothing.
+        let keepAlive = await server.dueReports(now: start + 31_000)
+        try await server.deliver(try #require(keepAlive.first), on: subscriber, now: start + 31_000)
+        #expect(await subscriber.reports.last?.events.isEmpty == true)
+
+        // A resubscription from a known event number on gets only what is newer.
+        let again = try await client.subscribe(paths: [AttributePathIB(1, .onOff, 0)], events: [EventPathIB()],
+                                               eventMin: shutDown, minIntervalFloor: 1, maxIntervalCeiling: 30)
+        #expect(again.primingReport.events.count == 1)
+    }
+
+    /// A concrete event path the data model lacks gets a status; one it has, its events.
+    @Test func readEventsWithStatuses() async throws {
+        let missing = EventPathIB(endpoint: 0, cluster: .basicInformation, event: 0x77)
+        let reports = try await client.subscribe(paths: [AttributePathIB(1, .onOff, 0)], events: [missing],
+                                                 minIntervalFloor: 0, maxIntervalCeiling: 5).primingReport.events
+        guard case .status(let status)? = reports.first else { Issue.record("no status in \(reports)"); return }
+        #expect(status.path == missing && status.status == StatusIB(.unsupportedEvent))
+    }
+
     @Test func subscribeWithFloorAboveCeilingIsInvalid() async throws {
         await #expect(throws: InteractionError.status(.invalidAction, clusterStatus: nil, path: nil)) {
             _ = try await client.subscribe(paths: [AttributePathIB(1, .onOff, 0)], minIntervalFloor: 10, maxIntervalCeiling: 5)

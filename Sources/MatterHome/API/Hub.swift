@@ -157,9 +157,14 @@ public actor Hub {
 
     /// A CASE session with `nodeID`: the live one, else a new one (resumed where the device
     /// allows it) at its last known address, else wherever `_matter._tcp` finds it; with
-    /// `resolveAddress`, the discovered addresses are tried first (the node may have moved).
+    /// `resolveAddress`, the live session is dropped and the discovered addresses are tried
+    /// first (the node may have moved or restarted).
     package func session(for nodeID: UInt64, resolveAddress: Bool = false) async throws(HomeError) -> SessionHandle {
         let manager = try await exchangeManager()
+        if resolveAddress, let stale = caseSessions.removeValue(forKey: nodeID) {
+            // It moved or restarted: the session it had is gone on its side.
+            await manager.removeSession(stale)
+        }
         if let s = caseSessions[nodeID], await manager.secureSession(s) != nil { return s }
         let identity = try commissionerIdentity()
         guard let record = try? store.node(NodeID(nodeID)) else {

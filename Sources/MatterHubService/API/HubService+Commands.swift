@@ -60,7 +60,7 @@ extension HubService {
         case .updateNode:
             throw APIError(.updateError, "this hub cannot install software updates yet; update the device with its vendor's app")
         case .diagnostics:
-            return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array([])])
+            return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array(recentEvents.map(\.json))])
         case .importTestNode:
             throw APIError(.invalidArguments, "import_test_node is not supported: this hub serves only real, commissioned nodes")
         case .setACLEntry, .setNodeBinding:
@@ -152,12 +152,15 @@ extension HubService {
             throw APIError(.invalidArguments, "write_attribute needs a concrete path (no wildcards), got \(pattern)")
         }
         _ = try await readyNode(id)
+        let concrete = ConcreteAttributePath(EndpointID(path.endpoint), ClusterID(path.cluster), AttributeID(path.attribute))
+        // The attribute's type: from the schema, else from the value the node reported, else none.
+        let reported = await runtime.attributes(of: id)[concrete]
+        let type = AttributeSchema.type(cluster: path.cluster, attribute: path.attribute) ?? reported.map(AttributeSchema.inferred) ?? .any
         let tlv: TLVElement
-        do { tlv = try AttributeValueCoding.tlv(from: value, as: .any) } catch {
-            throw APIError(.unknownError, "the value for \(path) cannot be written: \(error)")
+        do { tlv = try AttributeValueCoding.tlv(from: value, as: type) } catch {
+            throw APIError(.invalidArguments, "the value for \(path) does not fit the attribute: \(error)")
         }
         let client = try await client(id)
-        let concrete = ConcreteAttributePath(EndpointID(path.endpoint), ClusterID(path.cluster), AttributeID(path.attribute))
         let statuses: [AttributeStatusIB]
         do { statuses = try await client.write([AttributeDataIB(path: concrete.ib, data: tlv)]) } catch {
             throw APIError(.unknownError, "writing \(path) on node \(id.rawValue) failed: \(error)")

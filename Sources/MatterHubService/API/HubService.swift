@@ -16,10 +16,15 @@ public final class HubService: HubBackend, Sendable {
     public let home: Home
     public let runtime: NodeRuntime
     let options: CommissioningOptions
+    let onCommissioningStep: @Sendable (StepTiming) -> Void
     let sdkVersion: String
     /// Where events go (the API server); set once it exists.
     private let sink = Mutex<(@Sendable (ServerEvent) -> Void)?>(nil)
+    /// One line per notable event (stderr under `hub serve`); set by `start`.
+    private let logger = Mutex<@Sendable (String) -> Void>({ _ in })
     private let state: Mutex<State>
+    /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
+    private let advertWatch: OperationalAdvertWatch
     /// The extension commands' sessions, event sink and server details.
     let extensionState = ExtensionState()
 
@@ -36,17 +41,20 @@ public final class HubService: HubBackend, Sendable {
     /// Opens the hub's store and fabric (created on first use) and reconciles what a crash left
     /// pending. `runtime` keeps the nodes live once `start()` is called.
     public init(hub: Hub, options: CommissioningOptions, runtime: NodeRuntime? = nil,
-                sdkVersion: String = "matterhub/0.2") async throws(HomeError) {
+                sdkVersion: String = "matterhub/0.2",
+                onCommissioningStep: @escaping @Sendable (StepTiming) -> Void = { _ in }) async throws(HomeError) {
         self.hub = hub
         self.home = Home(hub: hub)
         self.runtime = runtime ?? NodeRuntime(hub: hub)
         self.options = options
+        self.onCommissioningStep = onCommissioningStep
         self.sdkVersion = sdkVersion
         let fabric = try await hub.fabric()
         let cfid: UInt64
         do { cfid = try fabric.compressedFabricID().rawValue } catch {
             throw HomeError(.hubUnavailable, "the hub's fabric has no valid root key: \(error)")
         }
+        advertWatch = OperationalAdvertWatch(discovery: hub.discovery, compressedFabricID: cfid, runtime: self.runtime)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
         let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil
         state = Mutex(State(info: ServerInfo(fabricID: fabric.fabricID.rawValue, compressedFabricID: cfid, sdkVersion: sdkVersion,
@@ -64,6 +72,7 @@ public final class HubService: HubBackend, Sendable {
 
     /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
     public func start(log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
+        logger.withLock { $0 = log }
         for (node, outcome) in await hub.reconcilePendingNodes() {
             log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
         }
@@ -74,10 +83,12 @@ public final class HubService: HubBackend, Sendable {
         }
         let records = (try? hub.store.nodes()) ?? []
         for record in records { await runtime.add(record.nodeID) }
+        await advertWatch.start(log: log)
         log("hub: \(records.count) node\(records.count == 1 ? "" : "s") in the store")
     }
 
     public func stop() async {
+        await advertWatch.stop()
         await runtime.stop()
         await home.close()
     }
@@ -118,12 +129,29 @@ public final class HubService: HubBackend, Sendable {
                 guard let json = try? AttributeValueCoding.json(from: value) else { continue }
                 publish(.attributeUpdated(nodeID: node.rawValue, path: NodeDataBuilder.path(path), value: json))
             }
-        case .availability(let node, _):
+        case .availability(let node, let available):
+            logger.withLock { $0 }("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
             await announceDevice(node.rawValue)
+        case .event(let node, let event):
+            // Only for nodes a client already knows (a node being added has none yet).
+            guard (try? hub.store.node(node)) != nil else { return }
+            let data = NodeDataBuilder.event(event, of: node)
+            state.withLock {
+                $0.recentEvents.append(data)
+                if $0.recentEvents.count > Self.recentEventLimit { $0.recentEvents.removeFirst($0.recentEvents.count - Self.recentEventLimit) }
+            }
+            guard !state.withLock({ $0.announcing.contains(node) }) else { return }
+            publish(.nodeEvent(data))
         }
     }
+
+    /// How many node events `diagnostics` lists (python-matter-server keeps 25).
+    static let recentEventLimit = 25
+
+    /// The last node events, oldest first, for `diagnostics`.
+    var recentEvents: [MatterNodeEvent] { state.withLock { $0.recentEvents } }
 
     /// Holds back a node's updates while it is commissioned or interviewed (its node_added or
     /// node_updated carries them all).

@@ -1,4 +1,5 @@
 import Foundation
+import MatterCertificates
 import MatterHome
 import MatterInteraction
 import MatterServerAPI
@@ -43,6 +44,17 @@ enum NodeDataBuilder {
         return MatterNodeData(nodeID: record.nodeID.rawValue, dateCommissioned: isoTimestamp(record.commissionedAt),
                               lastInterview: isoTimestamp(lastInterview ?? record.commissionedAt), available: available,
                               isBridge: aggregator, attributes: attributes)
+    }
+
+    /// A node's event as `node_event` sends it: the epoch timestamp when the device gave one
+    /// (timestamp_type 1), else its system time (0); the data name-keyed where the event is known.
+    static func event(_ e: EventDataIB, of node: NodeID) -> MatterNodeEvent {
+        let (timestamp, type): (UInt64, UInt8) = e.epochTimestamp.map { ($0, 1) } ?? (e.systemTimestamp ?? 0, 0)
+        let cluster = e.path.cluster?.rawValue ?? 0
+        let id = e.path.event?.rawValue ?? 0
+        return MatterNodeEvent(nodeID: node.rawValue, endpointID: e.path.endpoint?.rawValue ?? 0, clusterID: cluster, eventID: id,
+                               eventNumber: e.eventNumber, priority: e.priority, timestamp: timestamp, timestampType: type,
+                               data: ClusterEventCatalog.json(cluster: cluster, event: id, data: e.data))
     }
 
     /// Whether a Descriptor DeviceTypeList holds device type 14 (Aggregator).

@@ -51,7 +51,11 @@ extension HubService {
         let reporter = CommissioningReporter(publish: { [extensionState] in extensionState.publish($0) })
         if let devices = try? SetupPayload.parse(request.payload).count { reporter.started(devices: devices, source: source) }
         do {
-            let results = try await request.perform(name: name, room: room, onStep: reporter.onStep)
+            let (report, hook) = (reporter.onStep, onCommissioningStep)
+            let results = try await request.perform(name: name, room: room) { device, timing in
+                report(device, timing)
+                hook(timing)
+            }
             _ = reporter.finished(results)
             return (reporter.requestID, results)
         } catch {

@@ -35,8 +35,11 @@ public struct NodeLifecycle: Sendable, Equatable {
         case subscribeFailed
         /// A report (data or a keep-alive) of the live subscription arrived.
         case reportReceived(subscriptionID: UInt32)
-        /// The device announced itself again (a reboot, a new address): reconnect now.
+        /// The device announced itself: if waiting to retry, retry now.
         case deviceAnnounced
+        /// The device's advert went away and came back, or moved to another port: it restarted
+        /// (its subscription is gone) or moved. Reconnect now, at the address it announces.
+        case deviceRestarted
         /// Time passed; lapses and backoff deadlines are checked.
         case tick
         case stop
@@ -93,14 +96,14 @@ public struct NodeLifecycle: Sendable, Equatable {
             // Lapsed: the device went quiet. Reconnect at once, resolving its address again.
             state = .connecting(attempt: 2)
             return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
-        case (.live, .sessionFailed):
+        case (.live, .sessionFailed), (.live, .deviceRestarted):
             state = .connecting(attempt: 2)
             return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
 
         case (.waiting(let until, let attempt), .tick) where now >= until:
             state = .connecting(attempt: attempt)
             return [.establishSession(resolveAddress: attempt > 1)]
-        case (.waiting(_, let attempt), .deviceAnnounced):
+        case (.waiting(_, let attempt), .deviceAnnounced), (.waiting(_, let attempt), .deviceRestarted):
             state = .connecting(attempt: attempt)
             return [.establishSession(resolveAddress: true)]
 

@@ -9,6 +9,8 @@ public enum NodeUpdate: Sendable, Equatable {
     /// Values that changed (or arrived for the first time), from a report or a read.
     case attributes(NodeID, [ConcreteAttributePath: TLVElement])
     case availability(NodeID, Bool)
+    /// An event the node reported (each once: later subscriptions start after the last one seen).
+    case event(NodeID, EventDataIB)
 }
 
 /// The hub's live view of its commissioned nodes: for each, a CASE session kept up, one
@@ -22,6 +24,8 @@ public actor NodeRuntime {
         var subscriptionID: UInt32?
         var receiver = SubscriptionReportReceiver(knownSubscriptions: [])
         var cache: [ConcreteAttributePath: TLVElement] = [:]
+        /// The highest event number the node reported to this hub (since the hub started).
+        var lastEventNumber: UInt64?
         var work: Task<Void, Never>?
         var wake: Task<Void, Never>?
     }
@@ -115,8 +119,12 @@ public actor NodeRuntime {
         return isAvailable(nodeID)
     }
 
-    /// The device announced itself (e.g. `_matter._tcp` after a reboot): reconnect now if waiting.
+    /// The device announced itself on `_matter._tcp`: reconnect now if waiting.
     public func deviceAnnounced(_ nodeID: NodeID) { handle(nodeID, .deviceAnnounced) }
+
+    /// The device's advert came back after it went away, or on another port: it restarted or
+    /// moved; reconnect now, at its announced address.
+    public func deviceRestarted(_ nodeID: NodeID) { handle(nodeID, .deviceRestarted) }
 
     // MARK: - Driving the lifecycle
 
@@ -142,11 +150,14 @@ public actor NodeRuntime {
             }
         case .subscribe(let ceiling):
             guard let session = nodes[nodeID]?.session else { return handle(nodeID, .subscribeFailed) }
+            let eventMin = nodes[nodeID]?.lastEventNumber.map { $0 &+ 1 }
             run(nodeID) { runtime, hub in
                 do {
                     let client = InteractionClient.over(try await hub.messaging(), session: session)
-                    // Wildcard: every attribute of every cluster on every endpoint.
-                    let subscription = try await client.subscribe(paths: [AttributePathIB()], minIntervalFloor: 0,
+                    // Wildcard: every attribute and event of every cluster on every endpoint;
+                    // events the hub already saw are not asked for again.
+                    let subscription = try await client.subscribe(paths: [AttributePathIB()], events: [EventPathIB()],
+                                                                  eventMin: eventMin, minIntervalFloor: 0,
                                                                   maxIntervalCeiling: ceiling)
                     await runtime.subscribed(nodeID, subscription)
                 } catch {
@@ -249,8 +260,22 @@ public actor NodeRuntime {
         await exchange.close()
     }
 
-    /// Puts a report's values in the cache; tells the API about the ones that changed.
+    /// Puts a report's values in the cache; tells the API about the ones that changed, and
+    /// about each event not seen before.
     private func apply(_ report: AssembledReport, to nodeID: NodeID) {
+        applyAttributes(report, to: nodeID)
+        let events = report.events.compactMap { report -> EventDataIB? in
+            if case .data(let event) = report { return event }
+            return nil
+        }
+        for event in events.sorted(by: { $0.eventNumber < $1.eventNumber }) {
+            if let last = nodes[nodeID]?.lastEventNumber, event.eventNumber <= last { continue }
+            nodes[nodeID]?.lastEventNumber = event.eventNumber
+            continuation.yield(.event(nodeID, event))
+        }
+    }
+
+    private func applyAttributes(_ report: AssembledReport, to nodeID: NodeID) {
         var changed: [ConcreteAttributePath: TLVElement] = [:]
         for attribute in report.attributes {
             guard case .value(let value) = attribute.outcome, let path = attribute.path.concrete else { continue }

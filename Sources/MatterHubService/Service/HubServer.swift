@@ -17,6 +17,9 @@ public final class HubServer: Sendable {
         /// Require the token on loopback too (it is always required on other addresses).
         public var requireToken = false
         public var discovery: MatterDiscovery = MatterDiscovery()
+        /// Called after each step of every commissioning through the API (progress logs, crash
+        /// tests).
+        public var onCommissioningStep: @Sendable (StepTiming) -> Void = { _ in }
 
         public init(stateDirectory: String, options: CommissioningOptions) {
             self.stateDirectory = stateDirectory
@@ -42,7 +45,7 @@ public final class HubServer: Sendable {
                                                 attributes: [.posixPermissions: 0o700])
         lock = try HubLock(stateDirectory: configuration.stateDirectory)
         let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery)
-        service = try await HubService(hub: hub, options: configuration.options)
+        service = try await HubService(hub: hub, options: configuration.options, onCommissioningStep: configuration.onCommissioningStep)
         let hosts = configuration.listen.isEmpty ? ["127.0.0.1", "::1"] : configuration.listen
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))

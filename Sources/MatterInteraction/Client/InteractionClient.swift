@@ -138,13 +138,16 @@ public struct InteractionClient: Sendable {
 
     // MARK: Subscribe
 
-    /// Subscribes to attributes (Matter Core 8.5): SubscribeRequest, the priming ReportData
-    /// chunks (each answered with StatusResponse), then SubscribeResponse. Later reports arrive
-    /// on exchanges the server opens; feed them to a `ReportAssembler`.
-    public func subscribe(paths: [AttributePathIB], minIntervalFloor: UInt16, maxIntervalCeiling: UInt16,
+    /// Subscribes to attributes and events (Matter Core 8.5): SubscribeRequest, the priming
+    /// ReportData chunks (each answered with StatusResponse), then SubscribeResponse. Later
+    /// reports arrive on exchanges the server opens; feed them to a `ReportAssembler`. With
+    /// `eventMin`, only events numbered at least that are reported (those seen before are not).
+    public func subscribe(paths: [AttributePathIB], events: [EventPathIB]? = nil, eventMin: UInt64? = nil,
+                          minIntervalFloor: UInt16, maxIntervalCeiling: UInt16,
                           keepSubscriptions: Bool = false) async throws -> ClientSubscription {
         let request = SubscribeRequestMessage(keepSubscriptions: keepSubscriptions, minIntervalFloor: minIntervalFloor,
                                               maxIntervalCeiling: maxIntervalCeiling, attributeRequests: paths,
+                                              eventRequests: events, eventFilters: eventMin.map { [EventFilterIB(eventMin: $0)] },
                                               isFabricFiltered: isFabricFiltered)
         let exchange = try await exchangeFactory()
         let first = try await exchange.request(.subscribeRequest, request.payload)

@@ -29,18 +29,37 @@ public actor InteractionServer {
         var fabricFiltered: Bool
         var scheduler: SubscriptionScheduler
         var maxInterval: UInt16
+        var eventPaths: [EventPathIB]
+        /// The lowest event number not yet reported on this subscription.
+        var eventCursor: UInt64
     }
     private var subscriptions: [UInt32: Subscription] = [:]
     private var nextSubscriptionID: UInt32
+    private var eventLog: EventLog
 
+    /// `firstEventNumber`: above every event number the device used before (it persists them).
     public init(dataModel: DataModel, device: any InteractionDevice,
                 maxPayloadSize: Int = ReportChunker.defaultMaxPayloadSize, maxPathsPerInvoke: Int = 10,
-                firstSubscriptionID: UInt32 = 1) {
+                firstSubscriptionID: UInt32 = 1, firstEventNumber: UInt64 = 1) {
         self.dataModel = dataModel
         self.device = device
         self.maxPayloadSize = maxPayloadSize
         self.maxPathsPerInvoke = maxPathsPerInvoke
         self.nextSubscriptionID = firstSubscriptionID
+        self.eventLog = EventLog(firstEventNumber: firstEventNumber)
+    }
+
+    /// Emits an event: it is logged (for reads) and reported to every subscription whose event
+    /// paths select it. Returns its event number.
+    @discardableResult
+    public func emitEvent(endpoint: EndpointID, cluster: ClusterID, event: EventID, priority: UInt8,
+                          epochTimestampMs: UInt64, data: TLVElement = .structure([])) -> UInt64 {
+        let record = eventLog.log(endpoint: endpoint, cluster: cluster, event: event, priority: priority,
+                                  epochTimestampMs: epochTimestampMs, data: data)
+        for (id, s) in subscriptions where s.eventPaths.contains(where: { $0.matches(record.path) }) {
+            subscriptions[id]?.scheduler.eventsLogged()
+        }
+        return record.eventNumber
     }
 
     /// The responder for one exchange the peer opened, on a session with `context`.
@@ -86,15 +105,32 @@ public actor InteractionServer {
         return reports
     }
 
-    /// Event statuses: this server keeps no event log, so concrete event paths are answered
-    /// with UnsupportedEvent and wildcard event paths with nothing.
-    func eventReports(for paths: [EventPathIB]) -> [EventReportIB] {
-        paths.compactMap { p in
-            guard let e = p.endpoint, let c = p.cluster, p.event != nil else { return nil }
-            let status: IMStatus = dataModel.endpoints[e] == nil ? .unsupportedEndpoint
-                : dataModel.cluster(e, c) == nil ? .unsupportedCluster : .unsupportedEvent
+    /// Event reports for a read or a subscription's priming report: a status for each concrete
+    /// path the data model lacks, then the logged events the paths select, numbered at least the
+    /// filters' `eventMin`. With `subscription`, its cursor moves past what is reported.
+    func eventReports(for paths: [EventPathIB], filters: [EventFilterIB], subscription: UInt32? = nil) -> [EventReportIB] {
+        let statuses: [EventReportIB] = paths.compactMap { p in
+            guard let e = p.endpoint, let c = p.cluster, let event = p.event else { return nil }
+            let status: IMStatus
+            if dataModel.endpoints[e] == nil { status = .unsupportedEndpoint }
+            else if let cluster = dataModel.cluster(e, c) {
+                guard !cluster.events.contains(event) else { return nil }
+                status = .unsupportedEvent
+            } else { status = .unsupportedCluster }
             return .status(EventStatusIB(path: p, status: StatusIB(status)))
         }
+        let eventMin = filters.map(\.eventMin).max() ?? 0
+        let selected = eventLog.select(paths, eventMin: eventMin)
+        if let subscription, let last = selected.last { subscriptions[subscription]?.eventCursor = last.eventNumber &+ 1 }
+        return statuses + selected.map { .data($0) }
+    }
+
+    /// The events logged since `subscription` last reported, for its next report.
+    private func pendingEvents(_ subscription: UInt32) -> [EventReportIB] {
+        guard let s = subscriptions[subscription], !s.eventPaths.isEmpty else { return [] }
+        let selected = eventLog.select(s.eventPaths, eventMin: s.eventCursor)
+        if let last = selected.last { subscriptions[subscription]?.eventCursor = last.eventNumber &+ 1 }
+        return selected.map { .data($0) }
     }
 
     // MARK: Writes and commands
@@ -151,7 +187,8 @@ public actor InteractionServer {
                                          fabricFiltered: request.isFabricFiltered,
                                          scheduler: SubscriptionScheduler(minIntervalSeconds: request.minIntervalFloor,
                                                                           maxIntervalSeconds: maxInterval, now: 0),
-                                         maxInterval: maxInterval)
+                                         maxInterval: maxInterval, eventPaths: request.eventRequests ?? [],
+                                         eventCursor: request.eventFilters?.map(\.eventMin).max() ?? 0)
         pendingActivation.insert(id)
         return (id, maxInterval)
     }
@@ -198,9 +235,10 @@ public actor InteractionServer {
             let reports = action == .sendKeepAlive ? []
                 : await attributeReports(for: s.paths, filters: [], fabricFiltered: s.fabricFiltered,
                                          context: s.context, only: paths)
+            let events = action == .sendKeepAlive ? [] : pendingEvents(id)
             let chunker = ReportChunker(maxPayloadSize: maxPayloadSize, subscriptionID: id, suppressResponseOnLast: false)
             do {
-                out.append(OutgoingSubscriptionReport(subscriptionID: id, chunks: try chunker.chunk(reports), paths: paths,
+                out.append(OutgoingSubscriptionReport(subscriptionID: id, chunks: try chunker.chunk(reports, events: events), paths: paths,
                                                       context: s.context))
             } catch {
                 // A value that cannot fit any message ends the subscription rather than looping.

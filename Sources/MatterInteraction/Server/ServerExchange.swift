@@ -62,7 +62,7 @@ public struct ServerExchange: Sendable {
         let reports = await server.attributeReports(for: request.attributeRequests ?? [],
                                                     filters: request.dataVersionFilters ?? [],
                                                     fabricFiltered: request.isFabricFiltered, context: context)
-        let events = await server.eventReports(for: request.eventRequests ?? [])
+        let events = await server.eventReports(for: request.eventRequests ?? [], filters: request.eventFilters ?? [])
         let chunker = ReportChunker(maxPayloadSize: server.maxPayloadSize, suppressResponseOnLast: true)
         guard let chunks = try? chunker.chunk(reports, events: events) else {
             return statusResponse(.resourceExhausted, finish: true)
@@ -80,7 +80,8 @@ public struct ServerExchange: Sendable {
         let reports = await server.attributeReports(for: request.attributeRequests ?? [],
                                                     filters: request.dataVersionFilters ?? [],
                                                     fabricFiltered: request.isFabricFiltered, context: context)
-        let events = await server.eventReports(for: request.eventRequests ?? [])
+        let events = await server.eventReports(for: request.eventRequests ?? [], filters: request.eventFilters ?? [],
+                                               subscription: id)
         let chunker = ReportChunker(maxPayloadSize: server.maxPayloadSize, subscriptionID: id, suppressResponseOnLast: false)
         guard let chunks = try? chunker.chunk(reports, events: events) else {
             await server.dropSubscription(id)

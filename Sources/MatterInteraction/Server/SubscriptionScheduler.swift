@@ -19,6 +19,8 @@ public struct SubscriptionScheduler: Hashable, Sendable {
     public let maxInterval: UInt64
     public private(set) var lastReportAt: UInt64
     public private(set) var dirty: Set<ConcreteAttributePath> = []
+    /// Events were logged for this subscription since the last report.
+    public private(set) var eventsPending = false
     /// A report is on the wire and not yet acknowledged: nothing new is due until it is.
     public private(set) var reportInFlight = false
 
@@ -34,11 +36,16 @@ public struct SubscriptionScheduler: Hashable, Sendable {
         dirty.formUnion(paths)
     }
 
+    /// Records that events this subscription selects were logged: they are due like changed data.
+    public mutating func eventsLogged() {
+        eventsPending = true
+    }
+
     /// The next time `tick` should be called: the min-interval end if something is dirty,
     /// else the max-interval end. Nil while a report is in flight.
     public var nextDeadline: UInt64? {
         guard !reportInFlight else { return nil }
-        return dirty.isEmpty ? lastReportAt + maxInterval : lastReportAt + minInterval
+        return dirty.isEmpty && !eventsPending ? lastReportAt + maxInterval : lastReportAt + minInterval
     }
 
     /// What to do at `now`. Returns an action at most once per report; call `reportSent` when
@@ -47,8 +54,10 @@ public struct SubscriptionScheduler: Hashable, Sendable {
         guard let deadline = nextDeadline, now >= deadline else { return nil }
         reportInFlight = true
         let paths = dirty
+        let events = eventsPending
         dirty = []
-        return (paths.isEmpty ? .sendKeepAlive : .sendDataReport, paths)
+        eventsPending = false
+        return (paths.isEmpty && !events ? .sendKeepAlive : .sendDataReport, paths)
     }
 
     /// The report was acknowledged at `now`: the intervals restart.

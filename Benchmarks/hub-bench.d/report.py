@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Prints the figures of Benchmarks/hub-bench from its JSON lines: per section, per server, the
+medians (and p99 of the round trip), and ours as a ratio of python-matter-server's, against the
+goals of issue 16.
+
+    report.py RESULTS.jsonl
+"""
+import json
+import statistics
+import sys
+
+# Issue 16: our hub at most these fractions of python-matter-server.
+GOALS = {"commission_ms": 0.10, "rtt_ms": 0.25, "update_ms": 0.05, "rss_mb": 0.15}
+LABELS = {"commission_ms": "commissioning through the API (ms, median)",
+          "rtt_ms": "device_command round trip (ms, median)",
+          "rtt_p99_ms": "device_command round trip (ms, p99)",
+          "update_ms": "command -> attribute_updated (ms, median)",
+          "rss_mb": "resident memory with one node (MB, median)",
+          "rss_anon_mb": "  of it anonymous (heap, stacks; MB, median)"}
+
+
+def p99(values):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(0.99 * (len(ordered) - 1))))]
+
+
+def one_node(lines):
+    figures = {}
+    for server in ("ours", "pms"):
+        runs = [l for l in lines if l["server"] == server and "error" not in l["client"]]
+        if not runs:
+            continue
+        rtt = [v for r in runs for v in r["client"]["rtt_ms"]]
+        figures[server] = {
+            "runs": len(runs),
+            "commission_ms": statistics.median(r["client"]["commission_ms"] for r in runs),
+            "rtt_ms": statistics.median(rtt),
+            "rtt_p99_ms": p99(rtt),
+            "update_ms": statistics.median(v for r in runs for v in r["client"]["update_ms"]),
+            "rss_mb": statistics.median(r["rss_kb"] / 1024 for r in runs),
+            "rss_anon_mb": statistics.median(r.get("rss_anon_kb", 0) / 1024 for r in runs),
+        }
+    print("one node: our hub vs python-matter-server 8.1.2, same virtual device, same 8.1.2 client")
+    print(f"  runs: ours {figures.get('ours', {}).get('runs', 0)}, python-matter-server {figures.get('pms', {}).get('runs', 0)}")
+    print(f"  {'':48} {'ours':>10} {'PMS':>10} {'ratio':>8} {'goal':>6}")
+    for key, label in LABELS.items():
+        ours = figures.get("ours", {}).get(key)
+        pms = figures.get("pms", {}).get(key)
+        ratio = f"{ours / pms:.3f}x" if ours is not None and pms else "-"
+        goal = f"{GOALS[key]:.2f}x" if key in GOALS else ""
+        met = ""
+        if key in GOALS and ours is not None and pms:
+            met = " met" if ours / pms <= GOALS[key] else " MISSED"
+        fmt = lambda v: "-" if v is None else f"{v:10.1f}"
+        print(f"  {label:48} {fmt(ours)} {fmt(pms)} {ratio:>8} {goal:>6}{met}")
+
+
+def main(path):
+    with open(path) as f:
+        lines = [json.loads(line) for line in f if line.strip()]
+    sections = {"one-node": one_node}
+    for name, show in sections.items():
+        chosen = [l for l in lines if l.get("section") == name]
+        if chosen:
+            show(chosen)
+    if not lines:
+        print("no results")
+        return 1
+    return 0
+
+
+sys.exit(main(sys.argv[1]))

@@ -1,0 +1,77 @@
+import MatterCertificates
+import MatterDiscovery
+import MatterHome
+
+/// Watches the hub's fabric on `_matter._tcp` and tells the node runtime when a node announces
+/// itself: a node seen for the first time (it may be waiting to retry: try now), and a node whose
+/// advert went away and came back, or came back on another port (it restarted or moved: its
+/// subscription is gone, reconnect at its new address).
+actor OperationalAdvertWatch {
+    private enum Seen: Equatable {
+        case present(port: UInt16)
+        case gone
+    }
+
+    private let discovery: MatterDiscovery
+    private let compressedFabricID: UInt64
+    private let runtime: NodeRuntime
+    private var seen: [NodeID: Seen] = [:]
+    private var task: Task<Void, Never>?
+    private var log: @Sendable (String) -> Void = { _ in }
+
+    init(discovery: MatterDiscovery, compressedFabricID: UInt64, runtime: NodeRuntime) {
+        self.discovery = discovery
+        self.compressedFabricID = compressedFabricID
+        self.runtime = runtime
+    }
+
+    /// Browses until `stop()`; a browse that fails (avahi restarted) is begun again after a pause.
+    func start(log: @escaping @Sendable (String) -> Void) {
+        guard task == nil else { return }
+        self.log = log
+        task = Task { [weak self] in
+            while !Task.isCancelled {
+                guard let self else { return }
+                await self.browseOnce()
+                try? await Task.sleep(for: .seconds(2))
+            }
+        }
+    }
+
+    func stop() {
+        task?.cancel()
+        task = nil
+    }
+
+    private func browseOnce() async {
+        do {
+            for try await event in discovery.operationalNodes(compressedFabricID: compressedFabricID) {
+                guard !Task.isCancelled else { return }
+                await observe(event)
+            }
+        } catch {}
+    }
+
+    private func observe(_ event: DiscoveryEvent<OperationalNode>) async {
+        guard let id = event.node.name?.nodeID else { return }
+        let node = NodeID(id)
+        let port = event.node.service.port
+        let before = seen[node]
+        switch event {
+        case .removed:
+            seen[node] = .gone
+        case .found, .updated:
+            seen[node] = .present(port: port)
+            switch before {
+            case nil: await runtime.deviceAnnounced(node)
+            case .gone:
+                log("hub: node \(id) announced itself again: reconnecting")
+                await runtime.deviceRestarted(node)
+            case .present(let old) where old != port:
+                log("hub: node \(id) moved to port \(port): reconnecting")
+                await runtime.deviceRestarted(node)
+            case .present: break
+            }
+        }
+    }
+}
