@@ -105,7 +105,7 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(await device.isCommissioned)
             let devices = try await home.devices()
             #expect(devices.map(\.id) == [result.nodeID] && devices.first?.name == "Lamp")
-            #expect(devices.first?.record.addresses == [NodeAddress(host: "::1", port: port, interfaceIndex: 0)])
+            #expect(devices.first?.record.addresses == [NodeAddress(host: "::1", port: port, interfaceIndex: if_nametoindex("lo"))])
         }
     }
 

@@ -156,7 +156,7 @@ final class HubTestConnection: @unchecked Sendable {
             let configured = try HubDevice(json: try await a.call("matterhub/configure_device", .object([
                 "node_id": .integer(nodeID), "name": .string("Reading lamp"), "room": .string("Study")])).result)
             #expect(configured.name == "Reading lamp" && configured.room == "Study" && configured.available)
-            #expect(configured.addresses == [.init(host: "::1", port: devicePort, interfaceIndex: 0)])
+            #expect(configured.addresses == [.init(host: "::1", port: devicePort, interfaceIndex: if_nametoindex("lo"))])
             _ = try await b.event("matterhub/room_added") { $0["name"] == .string("Study") }
             _ = try await b.event("matterhub/device_updated") { $0["name"] == .string("Reading lamp") }
             let label = try await a.call("matterhub/read", .object(["node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40),
@@ -170,7 +170,7 @@ final class HubTestConnection: @unchecked Sendable {
             #expect(written["tlv"] == .string("0c0448616c6c"))
             // A value of the wrong type (NodeLabel is a string): the device's status, named.
             let refusedWrite = try await a.reply(try await a.send("matterhub/write", .object([
-                "node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5), "tlv": .string("2401")]))).frame
+                "node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5), "tlv": .string("0401")]))).frame
             #expect(refusedWrite["matterhub_error"] == .string("deviceRefused"), "\(refusedWrite)")
             #expect(refusedWrite["details"]?.string?.hasPrefix("writing 40/5 on Reading lamp failed: ") == true, "\(refusedWrite)")
             let missingWrite = try await a.reply(try await a.send("matterhub/write", .object([
