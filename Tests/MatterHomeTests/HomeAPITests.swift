@@ -96,11 +96,16 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(steps.withLock { $0 }.last == "commissioning-complete")
             #expect(steps.withLock { $0 } == result.timings.map(\.step.rawValue))
             #expect(result.vendorID == 0xFFF1 && result.productID == 0x8000)
+            // Where it answered on its operational network (the loopback DNS-SD answer), and the
+            // store's record of it: the same through the hub as embedded.
+            let port = await device.port
+            #expect(result.address == "[::1]:\(port)")
             let added = try await structure.completeMatterCommissioning()
             #expect(added == [result.nodeID])
             #expect(await device.isCommissioned)
             let devices = try await home.devices()
             #expect(devices.map(\.id) == [result.nodeID] && devices.first?.name == "Lamp")
+            #expect(devices.first?.record.addresses == [NodeAddress(host: "::1", port: port, interfaceIndex: if_nametoindex("lo"))])
         }
     }
 
@@ -169,6 +174,18 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
             try await lamp.invoke(endpoint: 1, cluster: 6, command: 0)  // Off
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            // Writes: Location (0/40/6), then NodeLabel; the home keeps its name for the device.
+            try await lamp.write(endpoint: 0, cluster: 0x28, attribute: 6, value: .utf8("DE"))
+            #expect(try await lamp.read(endpoint: 0, cluster: 0x28, attribute: 6).utf8() == "DE")
+            try await lamp.writeNodeLabel("Porch")
+            #expect(try await lamp.read(endpoint: 0, cluster: 0x28, attribute: 5).utf8() == "Porch")
+            #expect(try await fixture.home.device(node).name == lamp.name)
+            do throws(HomeError) {
+                try await lamp.write(endpoint: 0, cluster: 0x28, attribute: 6, value: .utf8("DEU"))  // not 2 letters
+                Issue.record("the device took a 3-letter Location")
+            } catch {
+                #expect(error.code == .deviceRefused && error.message.hasPrefix("writing 40/6 on \(lamp.name) failed: "), "\(error)")
+            }
             do throws(HomeError) {
                 _ = try await fixture.home.device(0xDEAD)
                 Issue.record("a missing device was found")

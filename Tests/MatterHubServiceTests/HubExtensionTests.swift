@@ -137,8 +137,13 @@ final class HubTestConnection: @unchecked Sendable {
             let requestID = try #require(performed["request_id"]?.string)
             #expect(Set(steps.map(\.requestID)) == [requestID])
             let outcome = try HubDeviceOutcome(json: try #require(performed["results"]?.array?.first))
-            guard case .success(0, let nodeID, _, _, let timings, _) = outcome else { Issue.record("not commissioned: \(outcome)"); return }
+            guard case .success(0, let nodeID, _, _, let address, let timings, _) = outcome else {
+                Issue.record("not commissioned: \(outcome)"); return
+            }
             #expect(timings.count == steps.count)
+            // Where the device answered on its operational network (loopback here).
+            let devicePort = await device.port
+            #expect(address == "[::1]:\(devicePort)")
             let bSteps = try await b.event("matterhub/commissioning_finished") { $0["request_id"] == .string(requestID) }
             #expect(bSteps["results"]?.array?.count == 1)
             #expect(b.frames.filter { $0["event"] == .string("matterhub/commissioning_step") }.count == steps.count)
@@ -151,13 +156,29 @@ final class HubTestConnection: @unchecked Sendable {
             let configured = try HubDevice(json: try await a.call("matterhub/configure_device", .object([
                 "node_id": .integer(nodeID), "name": .string("Reading lamp"), "room": .string("Study")])).result)
             #expect(configured.name == "Reading lamp" && configured.room == "Study" && configured.available)
+            #expect(configured.addresses == [.init(host: "::1", port: devicePort, interfaceIndex: if_nametoindex("lo"))])
             _ = try await b.event("matterhub/room_added") { $0["name"] == .string("Study") }
             _ = try await b.event("matterhub/device_updated") { $0["name"] == .string("Reading lamp") }
             let label = try await a.call("matterhub/read", .object(["node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40),
                                                                     "attribute": .int(5)])).result
             #expect(try TLVDecoder.decode(Base16.decode(label["tlv"]?.string ?? "") ?? []) == .utf8("Reading lamp"))
+            // Write with exact TLV: NodeLabel on the device only (the home keeps its name).
+            _ = try await a.call("matterhub/write", .object(["node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40),
+                                                             "attribute": .int(5), "tlv": .string("0c0448616c6c")]))
+            let written = try await a.call("matterhub/read", .object(["node_id": .integer(nodeID), "endpoint": .int(0),
+                                                                      "cluster": .int(40), "attribute": .int(5)])).result
+            #expect(written["tlv"] == .string("0c0448616c6c"))
+            // A value of the wrong type (NodeLabel is a string): the device's status, named.
+            let refusedWrite = try await a.reply(try await a.send("matterhub/write", .object([
+                "node_id": .integer(nodeID), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5), "tlv": .string("0401")]))).frame
+            #expect(refusedWrite["matterhub_error"] == .string("deviceRefused"), "\(refusedWrite)")
+            #expect(refusedWrite["details"]?.string?.hasPrefix("writing 40/5 on Reading lamp failed: ") == true, "\(refusedWrite)")
+            let missingWrite = try await a.reply(try await a.send("matterhub/write", .object([
+                "node_id": .int(12345), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5), "tlv": .string("0c00")]))).frame
+            #expect(missingWrite["matterhub_error"] == .string("deviceNotFound") && missingWrite["error_code"] == .int(5))
             let rooms = try await a.call("matterhub/rooms", .object(["structure_id": .integer(structure.id)])).result.array ?? []
             #expect(try rooms.map { try HubRoom(json: $0).name } == ["Study"])
+            // The home kept the name configure_device gave (write is on the device only).
             let devices = try await b.call("matterhub/devices").result.array ?? []
             #expect(try devices.map { try HubDevice(json: $0) } == [configured])
 

@@ -12,6 +12,8 @@ import Testing
         .performCommissioning(onboardingPayload: "MT:Y.K9042C00KA0648G00", name: "Desk", roomID: 2, ecosystemName: "App"),
         .completeCommissioning, .cancelCommissioning,
         .read(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5),
+        .write(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")),
+        .write(nodeID: 9, endpoint: 1, cluster: 8, attribute: 17, value: .null),
         .invoke(nodeID: 9, endpoint: 1, cluster: 8, command: 4,
                 fields: .structure([.unsigned(.context(0), UInt8(128)), .null(.context(1))])),
         .share(nodeID: 9, timeoutSeconds: 900), .unpair(nodeID: 9), .discover(seconds: 30),
@@ -33,6 +35,16 @@ import Testing
         #expect(!HubCommandName.isExtension("start_listening"))
     }
 
+    /// The doc's example: `0c0448616c6c` is a UTF-8 string of 1-byte length (control byte 0x0C,
+    /// Matter Core spec A.7), "Hall".
+    @Test func writeCarriesTheValueElement() throws {
+        let args: JSONValue = .object(["node_id": .int(7), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5),
+                                       "tlv": .string("0c0448616c6c")])
+        #expect(try decode("matterhub/write", args) == .write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")))
+        #expect(HubCommand.write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")).arguments["tlv"]
+                == .string("0c0448616c6c"))
+    }
+
     @Test func defaults() throws {
         #expect(try decode("matterhub/share", .object(["node_id": .int(3)])) == .share(nodeID: 3, timeoutSeconds: 300))
         #expect(try decode("matterhub/discover", nil) == .discover(seconds: 3))
@@ -51,6 +63,13 @@ import Testing
                                       "fields_tlv": .string("151818")]), 8),  // trailing bytes
         ("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2),
                                       "fields_tlv": .string("zz")]), 8),
+        ("matterhub/write", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5)]), 8),
+        ("matterhub/write", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5),
+                                     "tlv": .string("0c0448616c")]), 8),  // string shorter than its length
+        ("matterhub/write", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5),
+                                     "tlv": .string("0c0448616c6c18")]), 8),  // trailing bytes
+        ("matterhub/write", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5),
+                                     "tlv": .int(12)]), 8),
         ("matterhub/add_room", .object(["name": .string("")]), 8),
         ("matterhub/configure_device", .object(["node_id": .int(1), "name": .string(String(repeating: "x", count: 33))]), 8),
         ("matterhub/discover", .object(["seconds": .int(0)]), 8),
@@ -74,11 +93,16 @@ import Testing
         .commissioningStep(HubCommissioningStep(requestID: "r", device: 0, step: "pase", specNumber: 6, title: "PASE",
                                                 stepMilliseconds: 0, elapsedMilliseconds: 40, result: .failed, error: failure)),
         .commissioningFinished(requestID: "r", results: [
-            .success(device: 0, nodeID: UInt64.max, vendorID: 0xFFF1, productID: 0x8000,
+            .success(device: 0, nodeID: UInt64.max, vendorID: 0xFFF1, productID: 0x8000, address: "[fe80::1%2]:5540",
                      timings: [.init(step: "discovery", milliseconds: 3)], warnings: ["test device"]),
             .failure(device: 1, failure),
         ]),
         .deviceUpdated(HubDevice(nodeID: 1, name: "Lamp", roomID: nil, room: nil, available: false, vendorID: 1, productID: 2,
+                                 addresses: [], commissionedAt: "2026-12-01T12:00:00.000000Z")),
+        .deviceUpdated(HubDevice(nodeID: UInt64.max, name: "Desk", roomID: 3, room: "Study", available: true, vendorID: 0xFFF1,
+                                 productID: 0x8000,
+                                 addresses: [.init(host: "fe80::1", port: 5540, interfaceIndex: 2),
+                                             .init(host: "10.0.0.7", port: 65535, interfaceIndex: nil)],
                                  commissionedAt: "2026-12-01T12:00:00.000000Z")),
         .deviceRemoved(nodeID: 0x8000_0000_0000_0000),
         .roomAdded(HubRoom(id: 4, name: "Study", structureID: 1)),
@@ -91,6 +115,29 @@ import Testing
         }
         #expect(name.hasPrefix("matterhub/"))
         #expect(try HubEvent.decode(name: name, data: data) == event)
+    }
+
+    /// The device record's addresses and the success outcome's address are on the wire as the
+    /// doc has them, and one that is missing or ill-typed is an error naming it.
+    @Test func addressesAreStrict() throws {
+        let device = HubDevice(nodeID: 1, name: "Lamp", roomID: nil, room: nil, available: true, vendorID: 1, productID: 2,
+                               addresses: [.init(host: "fe80::1", port: 5540, interfaceIndex: 2)], commissionedAt: "x")
+        let json = try JSONParser.parse(JSONWriter.encode(device.json))
+        #expect(json["addresses"] == .array([.object(["host": .string("fe80::1"), "port": .int(5540), "interface_index": .int(2)])]))
+        func with(_ key: String, _ value: JSONValue?, in object: JSONValue) -> JSONValue {
+            var o = object.objectValue ?? JSONObject()
+            o[key] = value
+            return .object(o)
+        }
+        for bad: JSONValue in [.null, .array([.object(["host": .string("::1"), "port": .int(65536)])]),
+                               .array([.object(["port": .int(5540)])]),
+                               .array([.object(["host": .string("::1"), "port": .int(1), "interface_index": .int(-1)])])] {
+            #expect(throws: APIError.self, "\(bad)") { _ = try HubDevice(json: with("addresses", bad, in: json)) }
+        }
+        let outcome = HubDeviceOutcome.success(device: 0, nodeID: 5, vendorID: 1, productID: 2, address: "[::1]:5540", timings: [],
+                                               warnings: [])
+        #expect(outcome.json["address"] == .string("[::1]:5540"))
+        #expect(throws: APIError.self) { _ = try HubDeviceOutcome(json: with("address", nil, in: outcome.json)) }
     }
 
     @Test func unknownNamesAreLeftAloneAndMalformedDataIsAnError() throws {

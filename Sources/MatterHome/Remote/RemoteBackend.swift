@@ -48,15 +48,15 @@ struct RemoteBackend: HomeBackend {
     func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)] {
         let list = try RemoteRecords.list(try await connection.call("matterhub/devices"), "device list")
         let devices = try list.map { raw throws(HomeError) in
-            (try RemoteRecords.decode("device") { () throws(APIError) in try HubDevice(json: raw) }, raw)
+            try RemoteRecords.decode("device") { () throws(APIError) in try HubDevice(json: raw) }
         }
         var rooms: [RoomID: RoomRecord] = [:]
-        if devices.contains(where: { $0.0.roomID != nil }) {
+        if devices.contains(where: { $0.roomID != nil }) {
             for s in try await structures() {
                 for r in try await roomRecords(in: s.id) { rooms[r.id] = r }
             }
         }
-        return try devices.map { d throws(HomeError) in try RemoteRecords.device(d.0, raw: d.1, rooms: rooms) }
+        return try devices.map { d throws(HomeError) in try RemoteRecords.device(d, rooms: rooms) }
     }
 
     func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession {
@@ -80,12 +80,6 @@ struct RemoteBackend: HomeBackend {
     }
 
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
-        // NodeLabel with the device's own name (what commissioning writes) is configure_device's
-        // write; a hub of API version 1 has no generic write.
-        if endpoint == 0, cluster == 0x28, attribute == 5, case .utf8(let label) = value.value, label == node.name {
-            _ = try await connection.call("matterhub/configure_device", Self.nodeArgs(node, ["name": .string(label)]))
-            return
-        }
         _ = try await connection.call("matterhub/write", Self.nodeArgs(node, [
             "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute),
             "tlv": .string(Base16.encode(TLVWriter.encode(value)))]))
@@ -152,7 +146,7 @@ final class RemoteSession: HomeCommissioningSession {
         var out: [Result<CommissionedDevice, CommissioningError>] = []
         for raw in try RemoteRecords.list(result["results"], "commissioning result") {
             let o = try RemoteRecords.decode("device outcome") { () throws(APIError) in try HubDeviceOutcome(json: raw) }
-            out.append(try RemoteRecords.outcome(o, raw: raw))
+            out.append(try RemoteRecords.outcome(o))
         }
         return out
     }

@@ -30,13 +30,9 @@ enum RemoteRecords {
                    createdAt: Date(timeIntervalSince1970: 0))
     }
 
-    /// A device; `raw` may carry `addresses` ([{host, port, interface_index}]).
-    static func device(_ d: HubDevice, raw: JSONValue, rooms: [RoomID: RoomRecord]) throws(HomeError) -> (NodeRecord, RoomRecord?) {
-        var addresses: [NodeAddress] = []
-        for a in raw["addresses"]?.array ?? [] {
-            guard let host = a["host"]?.string, let port = a["port"].flatMap(UInt16.read) else { throw malformed("device address") }
-            addresses.append(NodeAddress(host: host, port: port, interfaceIndex: a["interface_index"].flatMap(UInt32.read)))
-        }
+    /// A device with its room (from `rooms`).
+    static func device(_ d: HubDevice, rooms: [RoomID: RoomRecord]) throws(HomeError) -> (NodeRecord, RoomRecord?) {
+        let addresses = d.addresses.map { NodeAddress(host: $0.host, port: $0.port, interfaceIndex: $0.interfaceIndex) }
         let roomID = d.roomID.map(RoomID.init(rawValue:))
         guard let commissioned = isoDate(d.commissionedAt) else {
             throw malformed("device", "commissioned_at '\(d.commissionedAt)' is not ISO 8601")
@@ -55,19 +51,19 @@ enum RemoteRecords {
         return fractional.date(from: text)
     }
 
-    /// One device outcome of `matterhub/perform_commissioning`; `raw` may carry `address`.
-    static func outcome(_ o: HubDeviceOutcome, raw: JSONValue) throws(HomeError) -> Result<CommissionedDevice, CommissioningError> {
+    /// One device outcome of `matterhub/perform_commissioning`.
+    static func outcome(_ o: HubDeviceOutcome) throws(HomeError) -> Result<CommissionedDevice, CommissioningError> {
         switch o {
         case .failure(_, let f):
             guard let e = commissioningError(f) else { throw malformed("commissioning failure", "unknown step '\(f.step)'") }
             return .failure(e)
-        case .success(_, let node, let vendor, let product, let timings, let warnings):
+        case .success(_, let node, let vendor, let product, let address, let timings, let warnings):
             var steps: [StepTiming] = []
             for t in timings {
                 guard let step = CommissioningStep(rawValue: t.step) else { throw malformed("step timing", "unknown step '\(t.step)'") }
                 steps.append(StepTiming(step: step, milliseconds: t.milliseconds))
             }
-            return .success(CommissionedDevice(nodeID: node, vendorID: vendor, productID: product, address: raw["address"]?.string ?? "",
+            return .success(CommissionedDevice(nodeID: node, vendorID: vendor, productID: product, address: address,
                                                timings: steps, warnings: warnings))
         }
     }

@@ -5,7 +5,7 @@ import MatterServerAPI
 import MatterTLV
 
 /// MatterHub's own commands (docs/matterhub-api.md) over the Home API: structures and rooms,
-/// devices with name and room, read/invoke with exact TLV, share, unpair, discovery. Errors are
+/// devices with name and room, read/write/invoke with exact TLV, share, unpair, discovery. Errors are
 /// the Home API's, carried whole (``HubAPIError``).
 extension HubService: HubExtensionBackend {
     public func handle(_ command: HubCommand, context: HubRequestContext) async throws(HubAPIError) -> JSONValue {
@@ -46,6 +46,9 @@ extension HubService: HubExtensionBackend {
             case .read(let id, let endpoint, let cluster, let attribute):
                 let value = try await home.device(id).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
                 return .object(["tlv": .string(Base16.encode(TLVWriter.encode(value)))])
+            case .write(let id, let endpoint, let cluster, let attribute, let value):
+                try await home.device(id).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
+                return .object([:])
             case .invoke(let id, let endpoint, let cluster, let commandID, let fields):
                 try await home.device(id).invoke(endpoint: endpoint, cluster: cluster, command: commandID, fields: fields)
                 return .object([:])
@@ -102,7 +105,9 @@ extension HubService: HubExtensionBackend {
     func record(_ device: Device) async -> HubDevice {
         HubDevice(nodeID: device.id, name: device.name, roomID: device.room?.id.rawValue, room: device.room?.name,
                   available: await runtime.isAvailable(device.record.nodeID), vendorID: device.record.vendorID,
-                  productID: device.record.productID, commissionedAt: NodeDataBuilder.isoTimestamp(device.record.commissionedAt) + "Z")
+                  productID: device.record.productID,
+                  addresses: device.record.addresses.map { .init(host: $0.host, port: $0.port, interfaceIndex: $0.interfaceIndex) },
+                  commissionedAt: NodeDataBuilder.isoTimestamp(device.record.commissionedAt) + "Z")
     }
 
     /// The device's current record, announced to extension clients.

@@ -16,6 +16,7 @@ public enum HubCommandName: String, Hashable, Sendable, CaseIterable {
     case completeCommissioning = "matterhub/complete_commissioning"
     case cancelCommissioning = "matterhub/cancel_commissioning"
     case read = "matterhub/read"
+    case write = "matterhub/write"
     case invoke = "matterhub/invoke"
     case share = "matterhub/share"
     case unpair = "matterhub/unpair"
@@ -44,6 +45,8 @@ public enum HubCommand: Hashable, Sendable {
     case completeCommissioning
     case cancelCommissioning
     case read(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32)
+    /// `value` is the attribute's new value element.
+    case write(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement)
     /// `fields` is the command's fields element (a structure).
     case invoke(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement)
     case share(nodeID: UInt64, timeoutSeconds: UInt16)
@@ -70,6 +73,7 @@ public enum HubCommand: Hashable, Sendable {
         case .completeCommissioning: .completeCommissioning
         case .cancelCommissioning: .cancelCommissioning
         case .read: .read
+        case .write: .write
         case .invoke: .invoke
         case .share: .share
         case .unpair: .unpair
@@ -78,7 +82,7 @@ public enum HubCommand: Hashable, Sendable {
     }
 
     /// Decodes an extension command: error 9 for an unknown `matterhub/` name, 8 for a missing or
-    /// ill-typed argument (a `fields_tlv` that is not hex of one TLV element included).
+    /// ill-typed argument (a `tlv` or `fields_tlv` that is not hex of one TLV element included).
     public static func decode(_ message: CommandMessage) throws(APIError) -> HubCommand {
         guard let name = HubCommandName(rawValue: message.command) else { throw .invalidCommand(message.command) }
         let a = try ObjectReader(message.args, context: name.rawValue)
@@ -108,14 +112,13 @@ public enum HubCommand: Hashable, Sendable {
         case .read:
             return .read(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
                          cluster: try a.required("cluster"), attribute: try a.required("attribute"))
+        case .write:
+            return .write(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
+                          cluster: try a.required("cluster"), attribute: try a.required("attribute"),
+                          value: try element(try a.required("tlv"), "tlv", name))
         case .invoke:
-            var fields = TLVElement.structure([])
-            if let hex: String = try a.optional("fields_tlv") {
-                guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
-                    throw .invalidArguments("\(name.rawValue): argument 'fields_tlv' must be the hex of one TLV element")
-                }
-                fields = element
-            }
+            let fields = try a.optional("fields_tlv", String.self).map { hex throws(APIError) in try element(hex, "fields_tlv", name) }
+                ?? .structure([])
             return .invoke(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
                            cluster: try a.required("cluster"), command: try a.required("command"), fields: fields)
         case .share:
@@ -128,6 +131,14 @@ public enum HubCommand: Hashable, Sendable {
             }
             return .discover(seconds: seconds)
         }
+    }
+
+    /// One TLV element from the hex of argument `key`.
+    static func element(_ hex: String, _ key: String, _ name: HubCommandName) throws(APIError) -> TLVElement {
+        guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
+            throw .invalidArguments("\(name.rawValue): argument '\(key)' must be the hex of one TLV element")
+        }
+        return element
     }
 
     /// The `args` object of this command (what ``decode(_:)`` reads back to the same value).
@@ -156,6 +167,12 @@ public enum HubCommand: Hashable, Sendable {
             put("endpoint", .integer(e))
             put("cluster", .integer(c))
             put("attribute", .integer(a))
+        case .write(let id, let e, let c, let a, let v):
+            put("node_id", .integer(id))
+            put("endpoint", .integer(e))
+            put("cluster", .integer(c))
+            put("attribute", .integer(a))
+            put("tlv", .string(Base16.encode(TLVWriter.encode(v))))
         case .invoke(let id, let e, let c, let cmd, let f):
             put("node_id", .integer(id))
             put("endpoint", .integer(e))

@@ -48,6 +48,26 @@ public struct HubRoom: Hashable, Sendable {
 
 /// A commissioned device as the hub knows it.
 public struct HubDevice: Hashable, Sendable {
+    /// Where the device last answered (the store's operational addresses).
+    public struct Address: Hashable, Sendable {
+        public var host: String
+        public var port: UInt16
+        /// The interface of a link-local `host`.
+        public var interfaceIndex: UInt32?
+        public init(host: String, port: UInt16, interfaceIndex: UInt32?) {
+            self.host = host
+            self.port = port
+            self.interfaceIndex = interfaceIndex
+        }
+        public var json: JSONValue {
+            .object(["host": .string(host), "port": .integer(port), "interface_index": interfaceIndex.map { .integer($0) } ?? .null])
+        }
+        public init(json: JSONValue) throws(APIError) {
+            let r = try ObjectReader(json, context: "device address")
+            self.init(host: try r.required("host"), port: try r.required("port"), interfaceIndex: try r.optional("interface_index"))
+        }
+    }
+
     public var nodeID: UInt64
     public var name: String
     public var roomID: Int64?
@@ -56,11 +76,12 @@ public struct HubDevice: Hashable, Sendable {
     public var available: Bool
     public var vendorID: UInt16
     public var productID: UInt16
+    public var addresses: [Address]
     /// ISO 8601, UTC (`2026-12-01T12:00:00Z`).
     public var commissionedAt: String
 
     public init(nodeID: UInt64, name: String, roomID: Int64?, room: String?, available: Bool, vendorID: UInt16,
-                productID: UInt16, commissionedAt: String) {
+                productID: UInt16, addresses: [Address], commissionedAt: String) {
         self.nodeID = nodeID
         self.name = name
         self.roomID = roomID
@@ -68,20 +89,24 @@ public struct HubDevice: Hashable, Sendable {
         self.available = available
         self.vendorID = vendorID
         self.productID = productID
+        self.addresses = addresses
         self.commissionedAt = commissionedAt
     }
 
     public var json: JSONValue {
         .object(["node_id": .integer(nodeID), "name": .string(name), "room_id": roomID.map { .integer($0) } ?? .null,
                  "room": room.map { .string($0) } ?? .null, "available": .bool(available), "vendor_id": .integer(vendorID),
-                 "product_id": .integer(productID), "commissioned_at": .string(commissionedAt)])
+                 "product_id": .integer(productID), "addresses": .array(addresses.map(\.json)),
+                 "commissioned_at": .string(commissionedAt)])
     }
 
     public init(json: JSONValue) throws(APIError) {
         let r = try ObjectReader(json, context: "device")
+        var addresses: [Address] = []
+        for a in try r.required("addresses", [JSONValue].self) { addresses.append(try Address(json: a)) }
         self.init(nodeID: try r.required("node_id"), name: try r.required("name"), roomID: try r.optional("room_id"),
                   room: try r.optional("room"), available: try r.required("available"), vendorID: try r.required("vendor_id"),
-                  productID: try r.required("product_id"), commissionedAt: try r.required("commissioned_at"))
+                  productID: try r.required("product_id"), addresses: addresses, commissionedAt: try r.required("commissioned_at"))
     }
 }
 
@@ -129,20 +154,22 @@ public enum HubDeviceOutcome: Hashable, Sendable {
             self.milliseconds = milliseconds
         }
     }
-    case success(device: Int, nodeID: UInt64, vendorID: UInt16, productID: UInt16, timings: [Timing], warnings: [String])
+    /// `address` is where the device answered on its operational network (`[addr%if]:port`).
+    case success(device: Int, nodeID: UInt64, vendorID: UInt16, productID: UInt16, address: String, timings: [Timing],
+                 warnings: [String])
     case failure(device: Int, HubCommissioningFailure)
 
     public var device: Int {
         switch self {
-        case .success(let d, _, _, _, _, _), .failure(let d, _): d
+        case .success(let d, _, _, _, _, _, _), .failure(let d, _): d
         }
     }
 
     public var json: JSONValue {
         switch self {
-        case .success(let d, let node, let vendor, let product, let timings, let warnings):
+        case .success(let d, let node, let vendor, let product, let address, let timings, let warnings):
             return .object(["device": .integer(d), "ok": .bool(true), "node_id": .integer(node), "vendor_id": .integer(vendor),
-                            "product_id": .integer(product),
+                            "product_id": .integer(product), "address": .string(address),
                             "timings": .array(timings.map { .object(["step": .string($0.step), "ms": .double($0.milliseconds)]) }),
                             "warnings": .array(warnings.map { .string($0) })])
         case .failure(let d, let f):
@@ -160,7 +187,8 @@ public enum HubDeviceOutcome: Hashable, Sendable {
                 timings.append(Timing(step: try tr.required("step"), milliseconds: try tr.required("ms")))
             }
             self = .success(device: device, nodeID: try r.required("node_id"), vendorID: try r.required("vendor_id"),
-                            productID: try r.required("product_id"), timings: timings, warnings: try r.required("warnings"))
+                            productID: try r.required("product_id"), address: try r.required("address"), timings: timings,
+                            warnings: try r.required("warnings"))
         } else {
             self = .failure(device: device, try HubCommissioningFailure(json: try r.required("error", JSONValue.self)))
         }
