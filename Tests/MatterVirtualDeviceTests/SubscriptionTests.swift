@@ -12,11 +12,9 @@ import Testing
         let values = Mutex<[(UInt32?, Bool)]>([])
     }
 
-    @Test func toggleIsReportedToTheSubscriber() async throws {
-        let h = try await DeviceHarness.make()
-        defer { Task { await h.shutdown() } }
-        let reports = Reports()
-        // The controller answers each ReportData with StatusResponse(Success) and records it.
+    /// The controller answers each ReportData with StatusResponse(Success) and records its
+    /// OnOff values.
+    static func record(_ reports: Reports, at h: DeviceHarness) async {
         await h.controller.setHandler(for: .interactionModel) { exchange, first in
             guard first.opcode == IMOpcode.reportData.rawValue,
                   let report = try? ReportDataMessage(payload: first.payload) else { return }
@@ -27,6 +25,13 @@ import Testing
                                      payload: StatusResponseMessage(status: .success).payload)
             await exchange.close()
         }
+    }
+
+    @Test func toggleIsReportedToTheSubscriber() async throws {
+        let h = try await DeviceHarness.make()
+        defer { Task { await h.shutdown() } }
+        let reports = Reports()
+        await Self.record(reports, at: h)
         let client = h.client(try await h.pase())
         let onOff = ConcreteAttributePath(1, .onOff, 0)
         let subscription = try await client.subscribe(paths: [onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
@@ -42,16 +47,7 @@ import Testing
         let h = try await DeviceHarness.make()
         defer { Task { await h.shutdown() } }
         let reports = Reports()
-        await h.controller.setHandler(for: .interactionModel) { exchange, first in
-            guard first.opcode == IMOpcode.reportData.rawValue,
-                  let report = try? ReportDataMessage(payload: first.payload) else { return }
-            for case .data(let d) in report.attributeReports ?? [] {
-                if let on = try? d.data.bool() { reports.values.withLock { $0.append((report.subscriptionID, on)) } }
-            }
-            try? await exchange.send(.interactionModel, opcode: IMOpcode.statusResponse.rawValue,
-                                     payload: StatusResponseMessage(status: .success).payload)
-            await exchange.close()
-        }
+        await Self.record(reports, at: h)
         let client = h.client(try await h.pase())
         let onOff = ConcreteAttributePath(1, .onOff, 0)
         _ = try await client.subscribe(paths: [onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
