@@ -6,6 +6,10 @@ ohf-client venv's aiohttp). One phase per call; prints one JSON object.
   commands URL RATE SECONDS device_command Toggle to random nodes at RATE/s: round trip median, p99
   presses URL FIFO COUNT    'press i' into the devices' stdin, one at a time: time until the hub's
                             attribute_updated for 1/6/0 (a change no controller made)
+  soak URL PID SECONDS RATE  (Benchmarks/hub-soak) watches every node's availability from the
+                            events, sends Toggle to random available nodes at RATE/s, and samples the
+                            hub's resident memory every 30 s; prints one JSON line per sample to
+                            stderr and the summary on stdout
 """
 import asyncio, json, os, random, statistics, sys, time
 
@@ -146,6 +150,73 @@ async def presses(url, fifo, count, n):
                 "p99_ms": round(pct(latencies, 99), 2) if latencies else None}
 
 
+async def soak(url, pid, seconds, rate):
+    async with aiohttp.ClientSession() as session:
+        client = await Client.connect(session, url, time.time() + 10)
+        _, nodes = await client.call("start_listening")
+        await client.call("matterhub/enable")
+        known = {node["node_id"] for node in nodes}
+        up = {node["node_id"] for node in nodes if node["available"]}
+        went_down, removed, ok, failed, samples = 0, [], 0, [], []
+        start = time.monotonic()
+
+        async def watch():
+            nonlocal went_down
+            while True:
+                _, event = await client.events.get()
+                if event["event"] in ("node_updated", "node_added"):
+                    node = event["data"]
+                    if node["available"]:
+                        up.add(node["node_id"])
+                    elif node["node_id"] in up:
+                        up.discard(node["node_id"])
+                        went_down += 1
+                elif event["event"] == "node_removed":
+                    removed.append(event["data"])
+
+        async def command(node):
+            nonlocal ok
+            try:
+                await client.call("device_command", node_id=node, endpoint_id=1, cluster_id=6,
+                                  command_name="Toggle", payload={})
+                ok += 1
+            except Exception as e:  # noqa: BLE001 - counted and reported (a node restarting fails)
+                failed.append(str(e)[:160])
+
+        async def sample():
+            while True:
+                try:
+                    _, status = await client.call("matterhub/hub_status")
+                except Exception as e:  # noqa: BLE001 - the sample says so
+                    status = {"error": str(e)[:100]}
+                samples.append({"t_s": round(time.monotonic() - start), "rss_mb": round(rss_mb(pid), 1),
+                                "available": len(up), "went_unavailable": went_down,
+                                "commands_ok": ok, "commands_failed": len(failed),
+                                "messaging": status.get("messaging", status)})
+                print(json.dumps(samples[-1]), file=sys.stderr, flush=True)
+                await asyncio.sleep(30)
+
+        watcher, sampler, tasks = asyncio.create_task(watch()), asyncio.create_task(sample()), []
+        k = 0
+        while time.monotonic() - start < seconds:
+            k += 1
+            await asyncio.sleep(max(0, start + k / rate - time.monotonic()))
+            if up:
+                tasks.append(asyncio.create_task(command(random.choice(sorted(up)))))
+        await asyncio.gather(*tasks)
+        watcher.cancel(); sampler.cancel()
+        _, nodes = await client.call("get_nodes")
+        # Memory after warm-up (the first sample past 5 minutes, or the second) against the last.
+        warm = next((s for s in samples if s["t_s"] >= 300), samples[min(1, len(samples) - 1)])
+        return {"nodes_at_start": len(known), "nodes_at_end": len(nodes), "removed": removed,
+                "available_at_end": sum(1 for node in nodes if node["available"]),
+                "went_unavailable": went_down, "commands_ok": ok, "commands_failed": len(failed),
+                "failure_examples": failed[:3], "rss_warm_mb": warm["rss_mb"], "rss_end_mb": samples[-1]["rss_mb"],
+                "rss_max_mb": max(s["rss_mb"] for s in samples),
+                "messaging_warm": warm["messaging"], "messaging_end": samples[-1]["messaging"],
+                "rss_growth_percent": round(100 * (samples[-1]["rss_mb"] - warm["rss_mb"]) / warm["rss_mb"], 1)}
+
+
 def main():
     phase, args = sys.argv[1], sys.argv[2:]
     if phase == "available":
@@ -156,6 +227,8 @@ def main():
         result = asyncio.run(commands(args[0], float(args[1]), float(args[2])))
     elif phase == "presses":
         result = asyncio.run(presses(args[0], args[1], int(args[2]), int(args[3])))
+    elif phase == "soak":
+        result = asyncio.run(soak(args[0], int(args[1]), float(args[2]), float(args[3])))
     else:
         sys.exit(f"unknown phase {phase}")
     print(json.dumps(result))

@@ -37,6 +37,23 @@ public actor ExchangeManager {
         public var received = 0, sent = 0, retransmitted = 0, duplicatesDropped = 0, undecryptable = 0, malformed = 0
     }
 
+    /// What the manager holds right now: in a long-running process these must stay bounded (a
+    /// session or exchange nobody closes is a leak), so the hub reports them.
+    public struct Occupancy: Sendable, Hashable {
+        public var secureSessions = 0, unsecuredSessions = 0, exchanges = 0, reservedSessionIDs = 0, unacknowledged = 0
+    }
+
+    public var occupancy: Occupancy {
+        var o = Occupancy()
+        for (handle, state) in sessions {
+            if case .secure = handle { o.secureSessions += 1 } else { o.unsecuredSessions += 1 }
+            o.unacknowledged += state.mrp.pendingCount
+        }
+        o.exchanges = exchanges.count
+        o.reservedSessionIDs = reservedSessionIDs.count
+        return o
+    }
+
     public init(transport: any MessageTransport, clock: any MatterClock = SystemClock(),
                 random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }) {
         self.transport = transport

@@ -80,6 +80,8 @@ public struct ReliableMessageState: Sendable {
     }
 
     public var hasPending: Bool { !pending.isEmpty }
+    /// Reliable messages sent and not acknowledged yet.
+    public var pendingCount: Int { pending.count }
     public func isPending(_ counter: UInt32) -> Bool { pending[counter] != nil }
 
     /// The earliest time `poll` has work to do, if any.

@@ -78,6 +78,8 @@ actor DeviceCore: InteractionDevice {
     /// PASE sessions bound to the fabric their AddNOC created.
     private var paseBindings: [UInt16: UInt8] = [:]
     private var breadcrumb: UInt64 = 0
+    /// An attribute change waits to be written (`persistSoon`).
+    private var unsaved = false
     private var versions: [ClusterPathIB: UInt32] = [:]
     private(set) var failedPASEAttempts = 0
 
@@ -229,7 +231,24 @@ actor DeviceCore: InteractionDevice {
 
     // MARK: State
 
+    /// Writes an attribute change (a light switched, a label written) behind the response, at
+    /// most once per 50 ms, as a device's flash writes are; fabric, ACL and network changes are
+    /// written at once with `persist()`. `flushUnsaved()` writes what waits (at shutdown).
+    func persistSoon() {
+        guard store != nil, !unsaved else { return }
+        unsaved = true
+        Task {
+            try? await Task.sleep(for: .milliseconds(50))
+            self.flushUnsaved()
+        }
+    }
+
+    func flushUnsaved() {
+        if unsaved { persist() }
+    }
+
     func persist() {
+        unsaved = false
         guard let store else { return }
         var s = state
         s.fabrics = committedFabrics
@@ -355,7 +374,7 @@ actor DeviceCore: InteractionDevice {
         }
         try write(path, value: value, listIndex: listIndex, context: context)
         bump(path.endpoint, path.cluster)
-        persist()
+        if path.cluster == .accessControl { persist() } else { persistSoon() }
     }
 
     func invokeCommand(_ path: CommandPathIB, fields: TLVElement?, context: IMSessionContext) async -> CommandOutcome {
@@ -378,7 +397,7 @@ actor DeviceCore: InteractionDevice {
     func pressButton() {
         state.onOff.toggle()
         bump(1, .onOff)  // the light is endpoint 1
-        persist()
+        persistSoon()
     }
 
     private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
@@ -389,7 +408,7 @@ actor DeviceCore: InteractionDevice {
         default: return .status(StatusIB(.unsupportedCommand))
         }
         bump(endpoint, .onOff)
-        persist()
+        persistSoon()
         return .status(.success)
     }
 

@@ -261,6 +261,7 @@ public actor VirtualDevice {
 
     /// Withdraws the adverts and closes the socket.
     public func shutdown() async {
+        await core.flushUnsaved()
         reportPump?.cancel()
         reportSleep?.cancel()
         await advertUpdate?.value

@@ -119,6 +119,12 @@ struct HubCommand: ParsableCommand {
                     ("addresses", .array(report.addresses.map(JSON.string))), ("nodes", .from(report.nodes)),
                     ("available", .from(report.available)), ("uptimeSeconds", .double((report.uptimeSeconds * 10).rounded() / 10)),
                     ("connections", .from(report.connections)),
+                    ("messaging", report.messaging.map { m in JSON.object([
+                        ("secureSessions", .from(m.secureSessions)), ("unsecuredSessions", .from(m.unsecuredSessions)),
+                        ("exchanges", .from(m.exchanges)), ("reservedSessionIDs", .from(m.reservedSessionIDs)),
+                        ("unacknowledged", .from(m.unacknowledged)), ("sent", .from(m.sent)), ("received", .from(m.received)),
+                        ("retransmitted", .from(m.retransmitted)),
+                    ]) } ?? .null),
                 ]).text)
             } else {
                 Output.out("hub: running (PID \(report.pid)) on \(state)")
@@ -126,6 +132,11 @@ struct HubCommand: ParsableCommand {
                 Output.out("  nodes:     \(report.nodes) (\(report.available) available)")
                 Output.out("  uptime:    \(Status.uptime(report.uptimeSeconds))")
                 Output.out("  clients:   \(report.connections)")
+                if let m = report.messaging {
+                    Output.out("  messaging: \(m.secureSessions) secure sessions, \(m.unsecuredSessions) handshakes, \(m.exchanges) exchanges, "
+                               + "\(m.unacknowledged) messages awaiting an ack; \(m.sent) sent, \(m.received) received, "
+                               + "\(m.retransmitted) retransmitted")
+                }
             }
             return 0
         }

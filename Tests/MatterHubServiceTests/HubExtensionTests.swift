@@ -200,6 +200,9 @@ final class HubTestConnection: @unchecked Sendable {
             let status = try HubStatus(json: try await b.call("matterhub/hub_status").result)
             #expect(status.nodes == 1 && status.available == 1 && status.connections == 3)
             #expect(status.addresses.contains { $0.hasPrefix("ws://127.0.0.1:") })
+            // The live node's CASE session; no handshake holds an ID once commissioning is over.
+            #expect((status.messaging?.secureSessions ?? 0) >= 1 && status.messaging?.reservedSessionIDs == 0, "\(String(describing: status.messaging))")
+            #expect((status.messaging?.sent ?? 0) > 0 && (status.messaging?.received ?? 0) > 0)
 
             _ = try await a.call("matterhub/unpair", .object(["node_id": .integer(nodeID)]))
             _ = try await b.event("matterhub/device_removed") { $0["node_id"]?.uint64 == nodeID }

@@ -4,7 +4,8 @@ import MatterMessaging
 @testable import MatterVirtualDevice
 import Testing
 
-/// The state folder: fabrics, ACL and NodeLabel survive a restart; staged fabrics do not.
+/// The state folder: fabrics, ACL and NodeLabel survive a restart; staged fabrics do not;
+/// attribute changes reach the disk shortly after the response.
 @Suite struct VirtualDevicePersistenceTests {
     static func device(_ dir: String, _ net: MemoryNetwork) async throws -> (VirtualDevice, MemoryTransport) {
         let endpoint = net.makeEndpoint()
@@ -31,6 +32,13 @@ import Testing
         let admin = h.client(try await h.caseSession(try fabric.node(0xA001), deviceNode: 0xD001))
         #expect(try await admin.invoke(GC.CommissioningComplete(), endpoint: 0).errorCode == .ok)
         try await admin.writeAttribute(ConcreteAttributePath(0, .basicInformation, 5), value: .utf8("Kitchen"))
+        // An attribute change is written behind the response, without waiting for a shutdown.
+        var written = false
+        for _ in 0..<100 where !written {
+            try await Task.sleep(for: .milliseconds(20))
+            written = (try? String(contentsOfFile: dir + "/state.json", encoding: .utf8))?.contains("\"nodeLabel\":\"Kitchen\"") == true
+        }
+        #expect(written, "the NodeLabel was not written within 2 s")
         await h.shutdown()
 
         let mode = try FileManager.default.attributesOfItem(atPath: dir + "/state.json")[.posixPermissions] as? Int

@@ -12,6 +12,8 @@ public struct HubStatusReport: Sendable, Hashable {
     public var uptimeSeconds: Double
     /// Clients connected now (this one included).
     public var connections: Int
+    /// What the hub's messaging holds and has done (nil from an older hub).
+    public var messaging: HubMessagingStatus?
 
     init(_ s: HubStatus) {
         pid = s.pid
@@ -21,6 +23,7 @@ public struct HubStatusReport: Sendable, Hashable {
         available = s.available
         uptimeSeconds = s.uptimeSeconds
         connections = s.connections
+        messaging = s.messaging
     }
 }
 

@@ -1,6 +1,7 @@
 import MatterCertificates
 import Foundation
 import MatterHome
+import MatterMessaging
 import MatterServerAPI
 import MatterTLV
 
@@ -87,9 +88,17 @@ extension HubService: HubExtensionBackend {
         var available = 0
         for r in records where await runtime.isAvailable(r.nodeID) { available += 1 }
         let details = extensionState.details.withLock { $0 }
+        var messaging: HubMessagingStatus?
+        if let manager = try? await hub.messaging() {
+            let (held, done) = (await manager.occupancy, await manager.statistics)
+            messaging = HubMessagingStatus(secureSessions: held.secureSessions, unsecuredSessions: held.unsecuredSessions,
+                                           exchanges: held.exchanges, reservedSessionIDs: held.reservedSessionIDs,
+                                           unacknowledged: held.unacknowledged, sent: done.sent, received: done.received,
+                                           retransmitted: done.retransmitted)
+        }
         return HubStatus(pid: Int(getpid()), stateDirectory: await hub.stateDirectory, addresses: details.addresses, nodes: records.count,
                          available: available, uptimeSeconds: (ContinuousClock.now - extensionState.started).milliseconds / 1000,
-                         connections: details.connections())
+                         connections: details.connections(), messaging: messaging)
     }
 
     /// The structure with `id`, or the first one.

@@ -258,9 +258,11 @@ public struct HubStatus: Hashable, Sendable {
     public var available: Int
     public var uptimeSeconds: Double
     public var connections: Int
+    /// What the hub's messaging holds; nil from a hub too old to say.
+    public var messaging: HubMessagingStatus?
 
     public init(pid: Int, stateDirectory: String, addresses: [String], nodes: Int, available: Int, uptimeSeconds: Double,
-                connections: Int) {
+                connections: Int, messaging: HubMessagingStatus? = nil) {
         self.pid = pid
         self.stateDirectory = stateDirectory
         self.addresses = addresses
@@ -268,18 +270,66 @@ public struct HubStatus: Hashable, Sendable {
         self.available = available
         self.uptimeSeconds = uptimeSeconds
         self.connections = connections
+        self.messaging = messaging
     }
 
     public var json: JSONValue {
-        .object(["pid": .integer(pid), "state_directory": .string(stateDirectory), "addresses": .array(addresses.map { .string($0) }),
-                 "nodes": .integer(nodes), "available": .integer(available), "uptime_seconds": .double(uptimeSeconds),
-                 "connections": .integer(connections)])
+        let json = JSONValue.object([
+            "pid": .integer(pid), "state_directory": .string(stateDirectory), "addresses": .array(addresses.map { .string($0) }),
+            "nodes": .integer(nodes), "available": .integer(available), "uptime_seconds": .double(uptimeSeconds),
+            "connections": .integer(connections)])
+        guard let messaging, case .object(var object) = json else { return json }
+        object["messaging"] = messaging.json
+        return .object(object)
     }
 
     public init(json: JSONValue) throws(APIError) {
         let r = try ObjectReader(json, context: "hub status")
         self.init(pid: try r.required("pid"), stateDirectory: try r.required("state_directory"), addresses: try r.required("addresses"),
                   nodes: try r.required("nodes"), available: try r.required("available"),
-                  uptimeSeconds: try r.required("uptime_seconds"), connections: try r.required("connections"))
+                  uptimeSeconds: try r.required("uptime_seconds"), connections: try r.required("connections"),
+                  messaging: try r.optional("messaging", JSONValue.self).map { v throws(APIError) in try HubMessagingStatus(json: v) })
+    }
+}
+
+/// What the hub's messaging holds right now and has done since it started: in a hub that runs
+/// for months the held counts must stay bounded (a session or exchange nobody closes is a leak).
+public struct HubMessagingStatus: Hashable, Sendable {
+    public var secureSessions: Int
+    public var unsecuredSessions: Int
+    public var exchanges: Int
+    /// Session IDs held by handshakes in flight.
+    public var reservedSessionIDs: Int
+    /// Reliable messages sent and not acknowledged yet.
+    public var unacknowledged: Int
+    public var sent: Int
+    public var received: Int
+    public var retransmitted: Int
+
+    public init(secureSessions: Int, unsecuredSessions: Int, exchanges: Int, reservedSessionIDs: Int, unacknowledged: Int,
+                sent: Int, received: Int, retransmitted: Int) {
+        self.secureSessions = secureSessions
+        self.unsecuredSessions = unsecuredSessions
+        self.exchanges = exchanges
+        self.reservedSessionIDs = reservedSessionIDs
+        self.unacknowledged = unacknowledged
+        self.sent = sent
+        self.received = received
+        self.retransmitted = retransmitted
+    }
+
+    public var json: JSONValue {
+        .object(["secure_sessions": .integer(secureSessions), "unsecured_sessions": .integer(unsecuredSessions),
+                 "exchanges": .integer(exchanges), "reserved_session_ids": .integer(reservedSessionIDs),
+                 "unacknowledged": .integer(unacknowledged), "sent": .integer(sent), "received": .integer(received),
+                 "retransmitted": .integer(retransmitted)])
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "hub messaging status")
+        self.init(secureSessions: try r.required("secure_sessions"), unsecuredSessions: try r.required("unsecured_sessions"),
+                  exchanges: try r.required("exchanges"), reservedSessionIDs: try r.required("reserved_session_ids"),
+                  unacknowledged: try r.required("unacknowledged"), sent: try r.required("sent"),
+                  received: try r.required("received"), retransmitted: try r.required("retransmitted"))
     }
 }
