@@ -45,7 +45,7 @@ async def step(name, coro):
 
 async def dim(ctrl, node, Clusters):
     """Level Control as the SDK's own cluster objects decode it: every attribute of endpoint 1's
-    cluster, then MoveToLevelWithOnOff to 77 (turns the light on), to MinLevel (turns it off),
+    cluster, then MoveToLevelWithOnOff to 77 (on if that raised it), to MinLevel (turns it off),
     MoveToLevel while off with and without ExecuteIfOff in the override, and level 255 refused."""
     LC = Clusters.LevelControl
 
@@ -53,12 +53,19 @@ async def dim(ctrl, node, Clusters):
         r = await ctrl.ReadAttribute(node, [(1, LC.Attributes.CurrentLevel), (1, Clusters.OnOff.Attributes.OnOff)])
         return r[1][LC][LC.Attributes.CurrentLevel], r[1][Clusters.OnOff][Clusters.OnOff.Attributes.OnOff]
 
-    r = await step("read-level-control", ctrl.ReadAttribute(node, [(1, LC)]))
+    from chip.clusters.Types import NullValue
+
+    def plain(v):
+        return None if v is NullValue else v
+    # The SDK's cluster object: each attribute decoded with the SDK's own type for it.
+    r = await step("read-level-control", ctrl.ReadAttribute(node, [(1, LC)], returnClusterObject=True))
     cluster = r[1][LC]
     emit(step="level-control-attributes", ok=True, featureMap=cluster.featureMap, minLevel=cluster.minLevel,
-         maxLevel=cluster.maxLevel, currentLevel=cluster.currentLevel, onLevel=cluster.onLevel, options=int(cluster.options),
-         remainingTime=cluster.remainingTime, clusterRevision=cluster.clusterRevision,
-         acceptedCommandList=list(cluster.acceptedCommandList), attributeList=list(cluster.attributeList))
+         maxLevel=cluster.maxLevel, currentLevel=plain(cluster.currentLevel), onLevel=plain(cluster.onLevel),
+         options=int(cluster.options), remainingTime=cluster.remainingTime, clusterRevision=cluster.clusterRevision,
+         startUpCurrentLevel=plain(cluster.startUpCurrentLevel), onOffTransitionTime=cluster.onOffTransitionTime,
+         acceptedCommandList=list(cluster.acceptedCommandList), generatedCommandList=list(cluster.generatedCommandList),
+         attributeList=list(cluster.attributeList))
     d = await step("read-descriptor", ctrl.ReadAttribute(node, [(1, Clusters.Descriptor.Attributes.ServerList),
                                                               (1, Clusters.Descriptor.Attributes.DeviceTypeList)]))
     desc = d[1][Clusters.Descriptor]
@@ -67,9 +74,12 @@ async def dim(ctrl, node, Clusters):
 
     def move(level, cmd=LC.Commands.MoveToLevelWithOnOff, mask=0, override=0):
         return ctrl.SendCommand(node, 1, cmd(level=level, transitionTime=0, optionsMask=mask, optionsOverride=override))
+    level0, on0 = await step("read-level-before", read_level())
     await step("move-to-level-with-on-off-77", move(77))
     level, on = await step("read-level-77", read_level())
-    emit(step="level-77", ok=level == 77 and on is True, level=level, on=on)
+    # Raising the level turns the light on; lowering it (above MinLevel) leaves OnOff alone.
+    emit(step="level-77", ok=level == 77 and on is (True if level0 <= 77 else on0), level=level, on=on, before=level0,
+         onBefore=on0)
     await step("move-to-level-with-on-off-min", move(1))
     level, on = await step("read-level-min", read_level())
     emit(step="level-min", ok=level == 1 and on is False, level=level, on=on)
@@ -87,6 +97,7 @@ async def dim(ctrl, node, Clusters):
         emit(step="level-255", ok=True, status=str(status), error=f"{type(e).__name__}: {e}")
     await step("move-to-level-with-on-off-200", move(200))
     level, on = await step("read-level-200", read_level())
+    # Up from 150: the light turns on.
     emit(step="level-200", ok=level == 200 and on is True, level=level, on=on)
 
 

@@ -219,17 +219,22 @@ def main():
         slider = card(driver).find_element(By.CSS_SELECTOR, ".level")
         assert slider.is_displayed() and slider.is_enabled(), "no dim slider for a light with Level Control"
         before = int(slider.get_attribute("value"))
+        was_on = card(driver).get_attribute("data-on") == "true"
         # A real click a quarter of the way along the slider (offsets are from its centre).
         width = slider.size["width"]
         ActionChains(driver).move_to_element_with_offset(slider, -width // 4, 0).click().perform()
         wanted = int(slider.get_attribute("value"))
         assert wanted != before, f"the click did not move the slider from {before}"
+        # MoveToLevelWithOnOff: raising the level turns the light on, lowering it (above
+        # MinLevel) leaves OnOff as it was.
+        on = True if wanted > before else was_on
         deadline = time.time() + 10
-        while device_state() != (wanted, True):
-            assert time.time() < deadline, f"the device's own state is {device_state()}, the slider asked for level {wanted} and on"
+        while device_state() != (wanted, on):
+            assert time.time() < deadline, \
+                f"the device's own state is {device_state()}; the slider asked for level {wanted}, OnOff should be {on}"
             time.sleep(0.05)
-        run.wait(10, lambda d: card(d).get_attribute("data-on") == "true", "MoveToLevelWithOnOff did not show the light on")
-        return f"slider {before} -> {wanted}; the device's state.json says level {wanted}, on"
+        run.wait(10, lambda d: card(d).get_attribute("data-on") == ("true" if on else "false"), f"the page does not show OnOff {on}")
+        return f"slider {before} -> {wanted}; the device's state.json says level {wanted}, {'on' if on else 'off'}"
 
     def dimmed_elsewhere():
         if not a.device_state:
@@ -239,7 +244,7 @@ def main():
         ws = websocket.create_connection(url, timeout=10)
         try:
             json.loads(ws.recv())  # ServerInfoMessage
-            target = 200 if int(card(driver).find_element(By.CSS_SELECTOR, ".level").get_attribute("value")) != 200 else 120
+            target = 200  # above the level the click set (a quarter of the way)
             ws.send(json.dumps({"message_id": "dim-1", "command": "device_command", "args": {
                 "node_id": int(ctx["node"]), "endpoint_id": 1, "cluster_id": 8, "command_name": "MoveToLevelWithOnOff",
                 "payload": {"level": target, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0}}}))
@@ -254,7 +259,9 @@ def main():
         run.wait(10, lambda d: int(card(d).find_element(By.CSS_SELECTOR, ".level").get_attribute("value")) == target,
                  f"the slider did not follow the other client's level {target}")
         shown = time.time() - start
-        assert device_state()[0] == target, f"the device's own state says {device_state()}"
+        # The other client raised the level: the light is on, on the device and on the page.
+        assert device_state() == (target, True), f"the device's own state says {device_state()}"
+        run.wait(10, lambda d: card(d).get_attribute("data-on") == "true", "the page does not show the light on")
         assert run.js("return window.__loadedOnce === true;"), "the page was reloaded"
         return f"another client's MoveToLevelWithOnOff({target}) on the slider {shown * 1000:.0f} ms after its result, no reload"
 

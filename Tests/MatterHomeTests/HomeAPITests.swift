@@ -3,6 +3,8 @@ import MatterCertificates
 import MatterCommissioning
 import MatterDiscovery
 import MatterHome
+import MatterInteraction
+import MatterTLV
 import MatterVirtualDevice
 import Synchronization
 import Testing
@@ -78,7 +80,7 @@ struct LoopbackBrowser: ServiceBrowsing {
         try await Self.withHome(mode, network, discriminator: 101) { fixture, device in
             let device = try #require(device)
             let home = fixture.home
-            #expect(home.mode == (mode == .embedded ? .embedded : .remote("unix:\(fixture.state)/hub.sock")))
+            #expect(home.mode == fixture.expectedMode)
             let structure = try #require(try await home.structures().first)
 
             // Complete before prepare is refused, and a second prepare while one is active too.
@@ -183,6 +185,26 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
             try await lamp.invoke(endpoint: 1, cluster: 6, command: 0)  // Off
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            // Level Control (0x0008): lowering the level leaves the light off, raising it turns it
+            // on, and the device's CONSTRAINT_ERROR for 255 is the same error either way.
+            func moveToLevelWithOnOff(_ level: UInt8) -> TLVElement {
+                Clusters.LevelControl.MoveToLevel(level: level, transitionTime: 0).element(tag: .anonymous)
+            }
+            try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(42))
+            #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 42)
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(200))
+            #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 200)
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
+            #expect(await device.currentLevel == 200)
+            #expect(await device.isOn)
+            do throws(HomeError) {
+                try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(255))
+                Issue.record("the device took level 255")
+            } catch {
+                #expect(error.code == .deviceRefused && error.message.contains("ConstraintError"), "\(error)")
+                print("\(mode) \(network) level 255: \(error.message)")
+            }
             // Writes: Location (0/40/6), then NodeLabel; the home keeps its name for the device.
             try await lamp.write(endpoint: 0, cluster: 0x28, attribute: 6, value: .utf8("DE"))
             #expect(try await lamp.read(endpoint: 0, cluster: 0x28, attribute: 6).utf8() == "DE")

@@ -5,16 +5,26 @@ import MatterDiscovery
 import MatterHome
 import MatterHubService
 import MatterVirtualDevice
+import Testing
 import TestSupport
 
 /// Where a Home API test runs: in this process (embedded), or through a running hub (`hub serve`
-/// in this process, reached over its Unix socket by `Home.open(stateDirectory:)`, as another
-/// process would).
+/// in this process) reached over its Unix socket by `Home.open(stateDirectory:)`, as another
+/// process on the machine would, or over TCP by `Home.connect(url:token:)` with the API token, as
+/// an app elsewhere would.
 enum HomeMode: String, CaseIterable, Sendable, CustomStringConvertible {
-    case embedded, remote
+    case embedded, remote, url
     var description: String { rawValue }
-    /// Keeps the discriminators of the two runs apart.
-    var offset: UInt16 { self == .embedded ? 0 : 500 }
+    /// Keeps the discriminators of the runs apart.
+    var offset: UInt16 {
+        switch self {
+        case .embedded: 0
+        case .remote: 500
+        case .url: 2000
+        }
+    }
+    /// Whether a hub serves the home.
+    var throughHub: Bool { self != .embedded }
 }
 
 /// Where the Matter traffic goes: UDP loopback in this process's namespace, or across the
@@ -45,7 +55,7 @@ enum HomeNetwork: String, CaseIterable, Sendable, CustomStringConvertible {
         }
         let lab = try Lab.shared()
         let hub = lab.hosts[Self.hubHost], device = lab.hosts[Self.deviceHost]
-        return (ServiceAddress(ip: device.ipv6, family: .ipv6, interfaceIndex: UInt32(hub.interfaceIndex), interfaceName: hub.interface),
+        return (ServiceAddress(ip: device.ipv6, family: .ipv6, interfaceIndex: Int32(hub.interfaceIndex), interfaceName: hub.interface),
                 "[\(device.ipv6)%\(hub.interfaceIndex)]:\(port)",
                 NodeAddress(host: device.ipv6, port: port, interfaceIndex: UInt32(hub.interfaceIndex)))
     }
@@ -71,16 +81,34 @@ struct HomeFixture {
         case .embedded:
             let hub = try Hub(stateDirectory: state, discovery: discovery, netnsPath: netns)
             return HomeFixture(mode: mode, network: network, home: Home(hub: hub), state: state, server: nil, options: options)
-        case .remote:
+        case .remote, .url:
             var configuration = HubServer.Configuration(stateDirectory: state, options: options)
             configuration.listen = ["127.0.0.1"]
             configuration.port = 0
             configuration.discovery = discovery
             configuration.netnsPath = netns
+            configuration.requireToken = mode == .url
             let server = try await HubServer(configuration, log: { _ in })
             try await server.start(log: { _ in })
-            let home = try await Home.open(stateDirectory: state)
-            return HomeFixture(mode: mode, network: network, home: home, state: state, server: server, options: options)
+            let fixture = HomeFixture(mode: mode, network: network, home: try await Self.client(mode, state, server),
+                                      state: state, server: server, options: options)
+            return fixture
+        }
+    }
+
+    /// A client of the hub `server` serving `state`.
+    static func client(_ mode: HomeMode, _ state: String, _ server: HubServer) async throws -> Home {
+        guard mode == .url else { return try await Home.open(stateDirectory: state) }
+        let url = try #require(server.urls.first { $0.hasPrefix("ws://") })
+        return try await Home.connect(url: url, token: try APIToken.load(stateDirectory: state))
+    }
+
+    /// What `home.mode` says.
+    var expectedMode: Home.Mode {
+        switch mode {
+        case .embedded: .embedded
+        case .remote: .remote("unix:\(state)/hub.sock")
+        case .url: .remote(server?.urls.first { $0.hasPrefix("ws://") } ?? "")
         }
     }
 
@@ -90,7 +118,7 @@ struct HomeFixture {
         switch mode {
         case .embedded: Home(hub: try Hub(stateDirectory: state, discovery: MatterDiscovery(browser: LoopbackBrowser(devices: [])),
                                           netnsPath: try network.netnsPath(HomeNetwork.hubHost)))
-        case .remote: try await Home.open(stateDirectory: state)
+        case .remote, .url: try await Self.client(mode, state, try #require(server))
         }
     }
 

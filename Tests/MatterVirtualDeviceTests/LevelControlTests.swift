@@ -38,8 +38,12 @@ import Testing
     static let stop = LC.Stop().element(tag: .anonymous)
 
     static let cases: [Case] = [
-        Case(name: "MoveToLevelWithOnOff up from off turns it on", on: false, level: 254,
+        Case(name: "MoveToLevelWithOnOff up from off turns it on", on: false, level: 50,
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(128), expectLevel: 128, expectOn: true),
+        Case(name: "MoveToLevelWithOnOff to the same level from off turns it on", on: false, level: 50,
+             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(50), expectLevel: 50, expectOn: true),
+        Case(name: "MoveToLevelWithOnOff down from 254 while off leaves it off", on: false, level: 254,
+             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(128), expectLevel: 128, expectOn: false),
         Case(name: "MoveToLevelWithOnOff to MinLevel turns it off", on: true, level: 128,
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(1), expectLevel: 1, expectOn: false),
         Case(name: "MoveToLevelWithOnOff down, above MinLevel, leaves it off", on: false, level: 200,
@@ -216,10 +220,17 @@ import Testing
         let client = h.client(try await h.pase())
         let subscription = try await client.subscribe(paths: [Self.level.ib, Self.onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
         #expect(subscription.primingReport.attributes.count == 2)
+        // Down from 254 while off: the level moves, OnOff stays off.
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
                                     fields: Self.moveToLevel(77))
-        #expect(await eventually(3) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) && $0["6/0"] == .bool(true) } },
-                "no report of CurrentLevel 77 and OnOff true: \(seen.withLock { $0 })")
+        #expect(await eventually(3) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) } },
+                "no report of CurrentLevel 77: \(seen.withLock { $0 })")
+        #expect(seen.withLock { $0["6/0"] } == nil)
+        // Up: the light turns on too.
+        _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
+                                    fields: Self.moveToLevel(150))
+        #expect(await eventually(3) { seen.withLock { $0["8/0"] == .unsigned(UInt8(150)) && $0["6/0"] == .bool(true) } },
+                "no report of CurrentLevel 150 and OnOff true: \(seen.withLock { $0 })")
     }
 
     /// StartUpCurrentLevel decides the level after a reboot; the level itself is persisted.
@@ -229,6 +240,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let first = try await DeviceHarness.make(stateDirectory: dir)
         let client = first.client(try await first.pase())
+        _ = try await client.invoke(commandPath: CommandPathIB(1, .onOff, Clusters.OnOff.Command.on))
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
                                     fields: Self.moveToLevel(99))
         try await client.writeAttribute(ConcreteAttributePath(1, .levelControl, LC.Attribute.startUpCurrentLevel),
