@@ -90,8 +90,9 @@ struct CHIPControllerVirtualDeviceTests {
             #expect(Self.step(lines, name)?["ok"] as? Bool == true, "\(name): \(Self.step(lines, name) ?? [:])")
         }
         let refused = Self.step(lines, "level-255")
-        let refusal = refused?["status"] as? String ?? ""
-        #expect(refusal.contains("ConstraintError"), "level 255: \(refused ?? [:])")
+        // The SDK's InteractionModelError carries the status: 0x87, CONSTRAINT_ERROR.
+        let refusal = refused?["error"] as? String ?? ""
+        #expect(refused?["status"] as? String == "135" && refusal.contains("ConstraintError (0x87)"), "level 255: \(refused ?? [:])")
         #expect(lines.last?["result"] as? String == "ok")
         // The device's own persisted state, not what any controller read.
         await device.stop()
