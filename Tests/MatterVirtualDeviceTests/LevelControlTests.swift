@@ -6,8 +6,9 @@ import Synchronization
 import Testing
 
 /// The virtual light's Level Control cluster (Matter Application Cluster 1.6, OnOff and
-/// Lighting features), driven over PASE as a controller would.
-@Suite struct LevelControlTests {
+/// Lighting features), driven over PASE as a controller would. Serialized: each case is a device
+/// and a PASE handshake, and 30 at once starved the timed messaging tests beside them.
+@Suite(.serialized) struct LevelControlTests {
     typealias LC = Clusters.LevelControl
     static let executeIfOff = LC.OptionsOverride(mask: LC.Options.executeIfOff, override: LC.Options.executeIfOff)
 
