@@ -9,7 +9,7 @@ Prints one JSON object per step on stdout ({"step": ..., "ok": ..., "ms": ...}) 
 The SDK hard-codes /data/chip_*.ini and /tmp/chip_kvs: run this inside a private mount
 namespace with private folders bound over /data and /tmp (scripts/chip-controller does).
 
-usage: chip-controller.py --storage DIR --paa DIR (--code CODE | --reuse) [--second-fabric] [--keep] [--final-toggle] [--results FILE]
+usage: chip-controller.py --storage DIR --paa DIR (--code CODE | --reuse) [--second-fabric] [--keep] [--final-toggle] [--dim] [--results FILE]
 """
 import argparse
 import asyncio
@@ -43,6 +43,64 @@ async def step(name, coro):
     return value
 
 
+async def dim(ctrl, node, Clusters):
+    """Level Control as the SDK's own cluster objects decode it: every attribute of endpoint 1's
+    cluster, then MoveToLevelWithOnOff to 77 (on if that raised it), to MinLevel (turns it off),
+    MoveToLevel while off with and without ExecuteIfOff in the override, and level 255 refused."""
+    LC = Clusters.LevelControl
+
+    async def read_level():
+        r = await ctrl.ReadAttribute(node, [(1, LC.Attributes.CurrentLevel), (1, Clusters.OnOff.Attributes.OnOff)])
+        return r[1][LC][LC.Attributes.CurrentLevel], r[1][Clusters.OnOff][Clusters.OnOff.Attributes.OnOff]
+
+    from chip.clusters.Types import NullValue
+
+    def plain(v):
+        return None if v is NullValue else v
+    # The SDK's cluster object: each attribute decoded with the SDK's own type for it.
+    r = await step("read-level-control", ctrl.ReadAttribute(node, [(1, LC)], returnClusterObject=True))
+    cluster = r[1][LC]
+    emit(step="level-control-attributes", ok=True, featureMap=cluster.featureMap, minLevel=cluster.minLevel,
+         maxLevel=cluster.maxLevel, currentLevel=plain(cluster.currentLevel), onLevel=plain(cluster.onLevel),
+         options=int(cluster.options), remainingTime=cluster.remainingTime, clusterRevision=cluster.clusterRevision,
+         startUpCurrentLevel=plain(cluster.startUpCurrentLevel), onOffTransitionTime=cluster.onOffTransitionTime,
+         acceptedCommandList=list(cluster.acceptedCommandList), generatedCommandList=list(cluster.generatedCommandList),
+         attributeList=list(cluster.attributeList))
+    d = await step("read-descriptor", ctrl.ReadAttribute(node, [(1, Clusters.Descriptor.Attributes.ServerList),
+                                                              (1, Clusters.Descriptor.Attributes.DeviceTypeList)]))
+    desc = d[1][Clusters.Descriptor]
+    emit(step="descriptor", ok=True, serverList=list(desc[Clusters.Descriptor.Attributes.ServerList]),
+         deviceTypes=[t.deviceType for t in desc[Clusters.Descriptor.Attributes.DeviceTypeList]])
+
+    def move(level, cmd=LC.Commands.MoveToLevelWithOnOff, mask=0, override=0):
+        return ctrl.SendCommand(node, 1, cmd(level=level, transitionTime=0, optionsMask=mask, optionsOverride=override))
+    level0, on0 = await step("read-level-before", read_level())
+    await step("move-to-level-with-on-off-77", move(77))
+    level, on = await step("read-level-77", read_level())
+    # Raising the level turns the light on; lowering it (above MinLevel) leaves OnOff alone.
+    emit(step="level-77", ok=level == 77 and on is (True if level0 <= 77 else on0), level=level, on=on, before=level0,
+         onBefore=on0)
+    await step("move-to-level-with-on-off-min", move(1))
+    level, on = await step("read-level-min", read_level())
+    emit(step="level-min", ok=level == 1 and on is False, level=level, on=on)
+    await step("move-to-level-while-off", move(150, LC.Commands.MoveToLevel))
+    level, _ = await step("read-level-ignored", read_level())
+    emit(step="level-ignored-while-off", ok=level == 1, level=level)
+    await step("move-to-level-execute-if-off", move(150, LC.Commands.MoveToLevel, 1, 1))
+    level, on = await step("read-level-execute-if-off", read_level())
+    emit(step="level-execute-if-off", ok=level == 150 and on is False, level=level, on=on)
+    try:
+        await move(255)
+        emit(step="level-255", ok=False, error="accepted")
+    except Exception as e:  # chip.interaction_model.InteractionModelError
+        status = getattr(e, "status", None)
+        emit(step="level-255", ok=True, status=str(status), error=f"{type(e).__name__}: {e}")
+    await step("move-to-level-with-on-off-200", move(200))
+    level, on = await step("read-level-200", read_level())
+    # Up from 150: the light turns on.
+    emit(step="level-200", ok=level == 200 and on is True, level=level, on=on)
+
+
 async def main():
     p = argparse.ArgumentParser()
     p.add_argument("--storage", required=True)
@@ -57,6 +115,8 @@ async def main():
     p.add_argument("--keep", action="store_true", help="do not remove the fabrics at the end")
     p.add_argument("--final-toggle", action="store_true",
                    help="toggle once more at the end, so OnOff ends changed (what another fabric's subscriber should see)")
+    p.add_argument("--dim", action="store_true",
+                   help="Level Control: read the whole cluster, MoveToLevelWithOnOff up and to MinLevel, ExecuteIfOff, a 255 level")
     p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
     global RESULTS
@@ -116,6 +176,9 @@ async def main():
         sub.Shutdown()
         if value != before:
             raise RuntimeError(f"the subscription reported OnOff={value}, expected {before}")
+
+        if a.dim:
+            await dim(ctrl, node, Clusters)
 
         if a.final_toggle:
             await step("final-toggle", ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle()))

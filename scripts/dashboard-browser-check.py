@@ -3,11 +3,14 @@
 width through a device's life: the token rule, a wrong code refused with the failed step and what to
 try, commissioning from a pasted code with the steps
 appearing one by one, the device listed, toggled with the state following, renamed and moved to a
-new room, shared (the QR drawn on the page read back with zbarimg), changed from another fabric
+new room, dimmed with the slider (the level checked in the virtual device's own state file, not through the
+hub), dimmed from another client of the hub (device_command on a WebSocket of its own) with the
+slider following live, shared (the QR drawn on the page read back with zbarimg), changed from another fabric
 (the test runs the CHIP controller with the shared code meanwhile; see --handoff) and seen on the
 page without a reload, removed.
 
-    dashboard-browser-check.py --url http://127.0.0.1:5580/ --token-file STATE/api-token --code MT:... --out DIR [--handoff DIR]
+    dashboard-browser-check.py --url http://127.0.0.1:5580/ --token-file STATE/api-token --code MT:... --out DIR
+        [--device-state DIR] [--handoff DIR]
 
 Every check saves a screenshot in --out; a failing check keeps its screenshot, the browser's
 console log and the page's HTML. Chromium runs with a private temporary profile, no extensions,
@@ -26,7 +29,9 @@ import traceback
 import urllib.error
 import urllib.request
 
+import websocket
 from selenium import webdriver
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
@@ -102,6 +107,7 @@ def main():
     p.add_argument("--code", required=True, help="a commissionable device's setup code")
     p.add_argument("--wrong-code", help="the same device's code with a wrong passcode: the page must name the failed step")
     p.add_argument("--out", required=True, help="where screenshots and the console log go")
+    p.add_argument("--device-state", help="the virtual light's --state folder: its state.json is where the dim check reads the level")
     p.add_argument("--handoff", help="folder: shared.json is written here, then controller-done.json awaited")
     p.add_argument("--handoff-timeout", type=float, default=240)
     a = p.parse_args()
@@ -202,6 +208,63 @@ def main():
             assert text == ("On" if seen[-1] == "true" else "Off"), f"badge says {text} for {seen[-1]}"
         return "state followed: " + " -> ".join(seen)
 
+    def device_state():
+        with open(os.path.join(a.device_state, "state.json")) as f:
+            saved = json.load(f)
+        return (saved.get("level") or {}).get("currentLevel"), saved.get("onOff")
+
+    def dims():
+        if not a.device_state:
+            return "skipped (no --device-state)"
+        slider = card(driver).find_element(By.CSS_SELECTOR, ".level")
+        assert slider.is_displayed() and slider.is_enabled(), "no dim slider for a light with Level Control"
+        before = int(slider.get_attribute("value"))
+        was_on = card(driver).get_attribute("data-on") == "true"
+        # A real click a quarter of the way along the slider (offsets are from its centre).
+        width = slider.size["width"]
+        ActionChains(driver).move_to_element_with_offset(slider, -width // 4, 0).click().perform()
+        wanted = int(slider.get_attribute("value"))
+        assert wanted != before, f"the click did not move the slider from {before}"
+        # MoveToLevelWithOnOff: raising the level turns the light on, lowering it (above
+        # MinLevel) leaves OnOff as it was.
+        on = True if wanted > before else was_on
+        deadline = time.time() + 10
+        while device_state() != (wanted, on):
+            assert time.time() < deadline, \
+                f"the device's own state is {device_state()}; the slider asked for level {wanted}, OnOff should be {on}"
+            time.sleep(0.05)
+        run.wait(10, lambda d: card(d).get_attribute("data-on") == ("true" if on else "false"), f"the page does not show OnOff {on}")
+        return f"slider {before} -> {wanted}; the device's state.json says level {wanted}, {'on' if on else 'off'}"
+
+    def dimmed_elsewhere():
+        if not a.device_state:
+            return "skipped (no --device-state)"
+        run.js("document.activeElement && document.activeElement.blur();")
+        url = a.url.replace("http://", "ws://").rstrip("/") + "/ws" + (("?token=" + a.token) if a.token else "")
+        ws = websocket.create_connection(url, timeout=10)
+        try:
+            json.loads(ws.recv())  # ServerInfoMessage
+            target = 200  # above the level the click set (a quarter of the way)
+            ws.send(json.dumps({"message_id": "dim-1", "command": "device_command", "args": {
+                "node_id": int(ctx["node"]), "endpoint_id": 1, "cluster_id": 8, "command_name": "MoveToLevelWithOnOff",
+                "payload": {"level": target, "transitionTime": 0, "optionsMask": 0, "optionsOverride": 0}}}))
+            while True:
+                reply = json.loads(ws.recv())
+                if reply.get("message_id") == "dim-1":
+                    break
+            assert "error_code" not in reply, f"device_command failed: {reply}"
+        finally:
+            ws.close()
+        start = time.time()
+        run.wait(10, lambda d: int(card(d).find_element(By.CSS_SELECTOR, ".level").get_attribute("value")) == target,
+                 f"the slider did not follow the other client's level {target}")
+        shown = time.time() - start
+        # The other client raised the level: the light is on, on the device and on the page.
+        assert device_state() == (target, True), f"the device's own state says {device_state()}"
+        run.wait(10, lambda d: card(d).get_attribute("data-on") == "true", "the page does not show the light on")
+        assert run.js("return window.__loadedOnce === true;"), "the page was reloaded"
+        return f"another client's MoveToLevelWithOnOff({target}) on the slider {shown * 1000:.0f} ms after its result, no reload"
+
     def rename_and_move():
         c = card(driver)
         c.find_element(By.CSS_SELECTOR, ".edit-btn").click()
@@ -277,7 +340,7 @@ def main():
         return "gone"
 
     checks = [("token", token_rule), ("loads", loads), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed),
-              ("toggle", toggles), ("rename-move", rename_and_move), ("share", share),
+              ("toggle", toggles), ("dim", dims), ("dim-elsewhere", dimmed_elsewhere), ("rename-move", rename_and_move), ("share", share),
               ("other-fabric", other_fabric), ("remove", removes)]
     try:
         for number, (name, body) in enumerate(checks, start=1):

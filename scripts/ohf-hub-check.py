@@ -6,7 +6,7 @@ through a device's whole life: commission, control, read and write, share, inter
 
 Run it with the python of .peers/ohf-client (python-matter-server 8.1.2) or .peers/ohf-client-mpc
 (matter-python-client 1.6.1). The hub must be able to reach a commissionable On/Off light with
-that code. Prints one line per check and 'N passed, N failed'; exits 1 on any failure. Every wait
+that code (a dimmable light's Level Control is checked too). Prints one line per check and 'N passed, N failed'; exits 1 on any failure. Every wait
 is bounded.
 """
 import asyncio
@@ -18,6 +18,37 @@ from matter_server.common.errors import MatterError, NodeNotReady
 from matter_server.common.models import EventType
 
 from ohfcheck import check, listening_client, run, wait_for
+
+
+async def dim(client, node, node_id):
+    """Level Control through the hub as Home Assistant's light entity drives it: MoveToLevelWithOnOff
+    (the hub encodes the chip class's fields), reported as attribute_updated 1/8/0, the client's
+    cluster object following, CurrentLevel read back from the device; a level of 255 refused with
+    the device's CONSTRAINT_ERROR at once."""
+    LC = Clusters.LevelControl
+    level_updates = asyncio.Queue()
+    client.subscribe_events(lambda event, value: level_updates.put_nowait(value), EventType.ATTRIBUTE_UPDATED,
+                            node_filter=node_id, attr_path_filter="1/8/0")
+    cluster = node.endpoints[1].get_cluster(LC)
+    check("LevelControl's MinLevel and MaxLevel are 1 and 254", (cluster.minLevel, cluster.maxLevel) == (1, 254),
+          repr((cluster.minLevel, cluster.maxLevel)))
+    for level in (77, 200):
+        command = LC.Commands.MoveToLevelWithOnOff(level=level, transitionTime=0, optionsMask=0, optionsOverride=0)
+        result = await asyncio.wait_for(client.send_device_command(node_id, 1, command), 10)
+        check(f"MoveToLevelWithOnOff({level}) answers null", result is None, repr(result))
+        update = await wait_for(level_updates, lambda value, level=level: value == level)
+        check(f"it is reported as attribute_updated [node, '1/8/0', {level}]", update is not None)
+        check("the client's LevelControl object follows", node.endpoints[1].get_cluster(LC).currentLevel == level)
+        values = await asyncio.wait_for(client.read_attribute(node_id, "1/8/0"), 10)
+        check(f"read_attribute 1/8/0 gives {level} from the device", values.get("1/8/0") == level, repr(values))
+    check("the light is on after raising its level", node.endpoints[1].get_cluster(Clusters.OnOff).onOff is True)
+    try:
+        await asyncio.wait_for(client.send_device_command(node_id, 1, LC.Commands.MoveToLevelWithOnOff(
+            level=255, transitionTime=0, optionsMask=0, optionsOverride=0)), 10)
+        check("MoveToLevelWithOnOff(255) is an error", False, "it succeeded")
+    except MatterError as error:
+        check("MoveToLevelWithOnOff(255) is an error result with CONSTRAINT_ERROR",
+              "Constraint" in str(error) or "0x87" in str(error), str(error))
 
 
 async def main(url, code):
@@ -38,7 +69,9 @@ async def main(url, code):
         check("its VendorName is known", bool(node.device_info and node.device_info.vendorName),
               repr(node.device_info and node.device_info.vendorName))
         types = [t.__name__ for t in node.endpoints[1].device_types]
-        check("endpoint 1 is an OnOffLight", "OnOffLight" in types, str(types))
+        dimmable = "1/8/0" in node.node_data.attributes
+        # CircuitMatter's light is an On/Off Light; ours, with Level Control, a Dimmable Light.
+        check("endpoint 1 is a light", ("DimmableLight" if dimmable else "OnOffLight") in types, str(types))
 
         # Commands the device lists in AcceptedCommandList (1/6/65529) must work and be reported;
         # one it does not support must come back as an error result at once, not hang.
@@ -71,6 +104,9 @@ async def main(url, code):
         await asyncio.wait_for(client.send_device_command(node_id, 1, Clusters.OnOff.Commands.On()), 10)
         await wait_for(on_off_updates, lambda value: value is True, 3)
         check("the client's cluster object follows", node.endpoints[1].get_cluster(Clusters.OnOff).onOff is True)
+
+        if dimmable:
+            await dim(client, node, node_id)
 
         values = await asyncio.wait_for(client.read_attribute(node_id, "0/40/1"), 10)
         check("read_attribute 0/40/1 gives VendorName", isinstance(values.get("0/40/1"), str), repr(values))

@@ -100,6 +100,8 @@ actor DeviceCore: InteractionDevice {
         self.basicWindow = basicWindow
         self.store = store
         self.state = state
+        // A light boots at its StartUpCurrentLevel; a plug has no Level Control.
+        self.state.level = c.kind == .light ? (state.level ?? LevelState()).booted() : nil
         self.clock = clock
         hooks = DeviceHooks()
         if let n = c.network {
@@ -303,6 +305,17 @@ actor DeviceCore: InteractionDevice {
         bump(0, .generalCommissioning)
     }
 
+    /// The light's On/Off and Level Control state: what changed is reported (endpoint 1) and,
+    /// if asked, persisted.
+    func setLight(onOff: Bool, level: LevelState?, persisting: Bool) {
+        let changed = (onOff: onOff != state.onOff, level: level != state.level)
+        state.onOff = onOff
+        state.level = level
+        if changed.level { bump(1, .levelControl) }
+        if changed.onOff { bump(1, .onOff) }
+        if persisting && (changed.level || changed.onOff) { persist() }
+    }
+
     func setPendingKey(_ key: P256PrivateKey) { failSafe?.pendingKey = key }
     /// Keeps the simulated networks as they were before the fail-safe's first change to them.
     func saveNetworksForRollback() {
@@ -384,6 +397,7 @@ actor DeviceCore: InteractionDevice {
         }
         switch path.cluster {
         case .onOff: return onOff(path.command, endpoint: endpoint)
+        case .levelControl where endpoint == 1 && state.level != nil: return levelControl(path.command, fields, endpoint: endpoint)
         case .generalCommissioning: return await generalCommissioning(path.command, fields, context)
         case .operationalCredentials: return await operationalCredentials(path.command, fields, context)
         case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
@@ -396,6 +410,7 @@ actor DeviceCore: InteractionDevice {
     /// it, and subscribers get the change like any other.
     func pressButton() {
         state.onOff.toggle()
+        if state.onOff { levelFollowsOn() }
         bump(1, .onOff)  // the light is endpoint 1
         persistSoon()
     }
@@ -407,6 +422,7 @@ actor DeviceCore: InteractionDevice {
         case Clusters.OnOff.Command.toggle: state.onOff.toggle()
         default: return .status(StatusIB(.unsupportedCommand))
         }
+        if state.onOff { levelFollowsOn() }
         bump(endpoint, .onOff)
         persistSoon()
         return .status(.success)
@@ -415,7 +431,7 @@ actor DeviceCore: InteractionDevice {
     // MARK: Attribute values
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
-        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, network: network) else { return nil }
+        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network) else { return nil }
         func ids(_ xs: [UInt32]) -> TLVElement { .array(xs.sorted().map { .unsigned($0) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
@@ -437,13 +453,15 @@ actor DeviceCore: InteractionDevice {
             case 0: return .array(deviceTypes(path.endpoint).map {
                 .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
             })
-            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint, network: network).map { .unsigned($0.id.rawValue) })
+            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network).map { .unsigned($0.id.rawValue) })
             case 2: return .array([])
             case 3: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
             default: return nil
             }
         case .onOff:
             return a == 0 ? .bool(state.onOff) : nil
+        case .levelControl:
+            return path.endpoint == 1 ? state.level?.attribute(path.attribute) : nil
         case .accessControl:
             switch a {
             case 0:
@@ -551,6 +569,8 @@ actor DeviceCore: InteractionDevice {
             breadcrumb = v
         case (.accessControl, 0):
             try writeACL(value, listIndex: listIndex, context: context)
+        case (.levelControl, _) where path.endpoint == 1 && state.level != nil:
+            try state.level?.write(path.attribute, value)
         default:
             throw .unsupportedWrite
         }

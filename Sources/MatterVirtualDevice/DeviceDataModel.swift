@@ -1,6 +1,7 @@
 import MatterInteraction
 
-/// The device's endpoints and clusters: endpoint 0 is the root node, endpoint 1 the light or plug.
+/// The device's endpoints and clusters: endpoint 0 is the root node, endpoint 1 the light
+/// (On/Off and Level Control) or the plug (On/Off).
 enum DeviceDataModel {
     /// Global attributes every cluster has (Matter Core 7.13).
     static let globals: Set<AttributeID> = [.generatedCommandList, .acceptedCommandList, .attributeList, .featureMap,
@@ -29,11 +30,17 @@ enum DeviceDataModel {
                            featureMap: network == .wifi ? 0x1 : 0x2)
     }
 
-    static func specs(endpoint: EndpointID, network: VirtualDeviceConfiguration.Network? = nil) -> [ClusterSpec] {
+    /// Level Control with the OnOff and Lighting features, as a Dimmable Light has it.
+    static let levelControl = ClusterSpec(id: .levelControl, attributes: LevelState.attributeIDs, writable: LevelState.writableIDs,
+                                          accepted: LevelState.commandIDs, revision: 5,
+                                          featureMap: Clusters.LevelControl.Feature.onOff | Clusters.LevelControl.Feature.lighting)
+
+    static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
+                      network: VirtualDeviceConfiguration.Network? = nil) -> [ClusterSpec] {
         let descriptor = ClusterSpec(id: .descriptor, attributes: [0, 1, 2, 3], revision: 2)
         if endpoint == 1 {
-            return [descriptor,
-                    ClusterSpec(id: .onOff, attributes: [0], accepted: [0, 1, 2], revision: 6)]
+            let onOff = ClusterSpec(id: .onOff, attributes: [0], accepted: [0, 1, 2], revision: 6)
+            return kind == .light ? [descriptor, onOff, levelControl] : [descriptor, onOff]
         }
         return [
             descriptor,
@@ -50,15 +57,16 @@ enum DeviceDataModel {
         ]
     }
 
-    static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, network: VirtualDeviceConfiguration.Network? = nil) -> ClusterSpec? {
-        specs(endpoint: endpoint, network: network).first { $0.id == cluster }
+    static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, kind: VirtualDeviceConfiguration.Kind,
+                     network: VirtualDeviceConfiguration.Network? = nil) -> ClusterSpec? {
+        specs(endpoint: endpoint, kind: kind, network: network).first { $0.id == cluster }
     }
 
     static let endpoints: [EndpointID] = [0, 1]
 
-    static func dataModel(network: VirtualDeviceConfiguration.Network?) -> DataModel {
+    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?) -> DataModel {
         DataModel(endpoints: endpoints.map { ep in
-            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, network: network).map { s in
+            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network).map { s in
                 DataModel.Cluster(id: s.id, attributes: Set(s.attributes.map { AttributeID($0) }).union(globals),
                                   writableAttributes: Set(s.writable.map { AttributeID($0) }),
                                   acceptedCommands: Set(s.accepted.map { CommandID($0) }),

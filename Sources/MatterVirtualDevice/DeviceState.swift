@@ -65,6 +65,8 @@ struct DeviceState: Codable, Sendable, Hashable {
     var nextFabricIndex: UInt8 = 1
     /// The simulated Wi-Fi or Thread interface's networks (absent in older state files).
     var networks: [NetworkRecord]?
+    /// The light's Level Control state (nil for a plug, and in older state files).
+    var level: LevelState?
 }
 
 /// Reads and writes `state.json` in the state folder: written to a temporary file with mode

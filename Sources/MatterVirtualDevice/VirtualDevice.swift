@@ -97,7 +97,7 @@ public actor VirtualDevice {
         self.clock = clock
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
-        dataModel = DeviceDataModel.dataModel(network: c.network)
+        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32)
@@ -129,6 +129,9 @@ public actor VirtualDevice {
 
     /// Whether On/Off is on.
     public var isOn: Bool { get async { await core.state.onOff } }
+
+    /// Level Control's CurrentLevel (1...254; nil for a plug, which has no Level Control).
+    public var currentLevel: UInt8? { get async { await core.state.level?.currentLevel } }
 
     /// Whether the fail-safe is armed.
     public var isFailSafeArmed: Bool { get async { await core.failSafe != nil } }

@@ -4,12 +4,12 @@ import MatterCrypto
 public struct VirtualDeviceConfiguration: Sendable {
     /// What endpoint 1 is.
     public enum Kind: String, Sendable, CaseIterable {
-        /// An On/Off Light (device type 0x0100).
+        /// A Dimmable Light (device type 0x0101): On/Off and Level Control on endpoint 1.
         case light
         /// An On/Off Plug-in Unit (device type 0x010A).
         case plug
 
-        var deviceType: UInt32 { self == .light ? 0x0100 : 0x010A }
+        var deviceType: UInt32 { self == .light ? 0x0101 : 0x010A }
     }
 
     /// The interface the device's NetworkCommissioning cluster manages.

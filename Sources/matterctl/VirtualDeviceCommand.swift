@@ -26,7 +26,7 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--product-id", "P", help: "product ID (default 0x8000)"),
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
-            .value("--kind", "K", help: "light (default) or plug"),
+            .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control) or plug (On/Off)"),
             .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
                    + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),

@@ -66,6 +66,41 @@ struct CHIPControllerVirtualDeviceTests {
         #expect(lines.last?["result"] as? String == "ok")
     }
 
+    /// Level Control as the SDK's controller sees it: its cluster objects decode every attribute
+    /// (nullable CurrentLevel and OnLevel, the Options bitmap), and MoveToLevelWithOnOff turns the
+    /// light on when it raises the level and off at MinLevel; MoveToLevel while off obeys
+    /// ExecuteIfOff; a level of 255 comes back as CONSTRAINT_ERROR. The device's own state file
+    /// agrees with what the controller read.
+    @Test func chipControllerDimsTheLight() async throws {
+        let lab = try Lab.shared()
+        let dir = "\(lab.directory)/vd-dim-\(UInt32.random(in: 0...UInt32.max))"
+        let (device, qr, _) = try await Self.startDevice(lab, state: dir)
+        defer { device.kill9() }
+        let (status, lines, output) = try await Self.controller(lab, ["--code", qr, "--dim"])
+        #expect(status == 0, "controller failed: \(lines)\n\(output.suffix(3000))\ndevice: \(device.text)")
+        let attributes = Self.step(lines, "level-control-attributes")
+        #expect(attributes?["featureMap"] as? Int == 3)
+        #expect(attributes?["minLevel"] as? Int == 1 && attributes?["maxLevel"] as? Int == 254)
+        #expect(attributes?["onLevel"] is NSNull && attributes?["remainingTime"] as? Int == 0)
+        #expect(attributes?["acceptedCommandList"] as? [Int] == Array(0...7))
+        let descriptor = Self.step(lines, "descriptor")
+        #expect(descriptor?["serverList"] as? [Int] == [0x1D, 0x06, 0x08])
+        #expect(descriptor?["deviceTypes"] as? [Int] == [0x0101])
+        for name in ["level-77", "level-min", "level-ignored-while-off", "level-execute-if-off", "level-200"] {
+            #expect(Self.step(lines, name)?["ok"] as? Bool == true, "\(name): \(Self.step(lines, name) ?? [:])")
+        }
+        let refused = Self.step(lines, "level-255")
+        // The SDK's InteractionModelError carries the status: 0x87, CONSTRAINT_ERROR.
+        let refusal = refused?["error"] as? String ?? ""
+        #expect(refused?["status"] as? String == "135" && refusal.contains("ConstraintError (0x87)"), "level 255: \(refused ?? [:])")
+        #expect(lines.last?["result"] as? String == "ok")
+        // The device's own persisted state, not what any controller read.
+        await device.stop()
+        let saved = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "\(dir)/state.json"))) as? [String: Any]
+        #expect((saved?["level"] as? [String: Any])?["currentLevel"] as? Int == 200)
+        #expect(saved?["onOff"] as? Bool == true)
+    }
+
     /// A second CHIP controller on another fabric joins through an enhanced commissioning window
     /// that the first opened (OpenCommissioningWindow with a PAKE verifier).
     @Test func secondFabricJoinsThroughAnOpenedWindow() async throws {

@@ -6,7 +6,8 @@ import TestSupport
 /// scripts/dashboard-browser-check.py) in the lab: the hub (with a token), the browser and the CHIP
 /// controller on h20, our virtual light on h21. At phone width the page refuses a wrong code naming
 /// PASE and what to try, commissions the light from its pasted code with the steps appearing live,
-/// lists it, toggles it, renames and moves it, shares it (its QR read back by zbarimg); the CHIP
+/// lists it, toggles it, dims it with the slider (the level read from the light's own state
+/// file) and follows a level set by another client, renames and moves it, shares it (its QR read back by zbarimg); the CHIP
 /// controller joins through that window on another fabric and toggles the light, which the page
 /// shows without a reload; the page removes it. Screenshots (and, on failure, the console log and
 /// the page) stay in .build/dashboard-tests/.
@@ -49,7 +50,8 @@ struct DashboardBrowserLabTests {
         let script = root.appendingPathComponent("scripts/dashboard-browser-check.py").path
         // The token file, never the token, on the command line.
         let browser = try lab.spawn(on: Self.hubHost, [python, script, "--url", "http://127.0.0.1:5580/", "--token-file", "\(state)/api-token",
-                                                       "--code", qr, "--wrong-code", wrongCode, "--out", out, "--handoff", handoff])
+                                                       "--code", qr, "--wrong-code", wrongCode, "--out", out, "--handoff", handoff,
+                                                       "--device-state", deviceState])
         defer { browser.kill9() }
 
         // Another fabric joins through the window the page opened, and toggles the light twice.
@@ -77,9 +79,10 @@ struct DashboardBrowserLabTests {
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")
-        #expect(output.contains("10 passed, 0 failed"))
+        #expect(output.contains("12 passed, 0 failed"))
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".png") } ?? []
-        #expect(screenshots.count >= 10, "screenshots: \(screenshots)")
+        #expect(screenshots.count >= 12, "screenshots: \(screenshots)")
+        #expect(output.contains("ok   dim: ") && output.contains("ok   dim-elsewhere: "), "the dim checks did not run: \(output)")
         // The page's Remove took the hub's fabric off the light; the controller removed its own.
         await device.stop()
         let saved = (try? String(contentsOfFile: "\(deviceState)/state.json", encoding: .utf8)) ?? ""

@@ -3,21 +3,25 @@ import MatterCertificates
 import MatterCommissioning
 import MatterDiscovery
 import MatterHome
+import MatterInteraction
+import MatterTLV
 import MatterVirtualDevice
 import Synchronization
 import Testing
 import TestSupport
 
-/// DNS-SD answers pointing at devices on UDP loopback ([::1]): the Home API runs end to end in
-/// this process against real virtual devices, without avahi.
+/// DNS-SD answers pointing at devices on UDP loopback ([::1]), or at each device's address in
+/// `addresses`: the Home API runs end to end against real virtual devices, without avahi.
 struct LoopbackBrowser: ServiceBrowsing {
     let devices: [(discriminator: UInt16, port: UInt16)]
+    var addresses: [ServiceAddress] = []
 
     func browse(type: String) -> AsyncThrowingStream<ServiceEvent, any Error> {
-        let services = devices.map { d in
+        let services = devices.enumerated().map { i, d in
             ServiceInstance(name: String(format: "%016X", UInt64(d.port)), type: "_matterc._udp", domain: "local",
                             host: "loopback.local", port: d.port,
-                            addresses: [ServiceAddress(ip: "::1", family: .ipv6, interfaceIndex: 0, interfaceName: "lo")],
+                            addresses: [i < addresses.count ? addresses[i]
+                                        : ServiceAddress(ip: "::1", family: .ipv6, interfaceIndex: 0, interfaceName: "lo")],
                             txt: TXTRecord(["D": String(d.discriminator), "VP": "65521+32768", "CM": "1"]))
         }
         return AsyncThrowingStream { c in
@@ -33,9 +37,9 @@ struct LoopbackBrowser: ServiceBrowsing {
         return PAATrustStore(files: [("paa.der", [UInt8](try Data(contentsOf: url)))])
     }
 
-    static func device(discriminator: UInt16) async throws -> VirtualDevice {
+    static func device(discriminator: UInt16, netnsPath: String? = nil) async throws -> VirtualDevice {
         let d = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
-            passcode: 20_202_021, discriminator: discriminator, port: 0, advertises: false))
+            passcode: 20_202_021, discriminator: discriminator, port: 0, advertises: false, netnsPath: netnsPath))
         await d.start()
         return d
     }
@@ -45,17 +49,23 @@ struct LoopbackBrowser: ServiceBrowsing {
         return dir
     }
 
-    /// Runs `body` on a device and a home in `mode`, closing both afterwards.
-    static func withHome(_ mode: HomeMode, discriminator: UInt16?,
+    /// The discriminator a test's device has in `mode` on `network` (each run its own).
+    static func discriminator(_ base: UInt16, _ mode: HomeMode, _ network: HomeNetwork) -> UInt16 {
+        base + mode.offset + network.offset
+    }
+
+    /// Runs `body` on a device and a home in `mode` on `network`, closing both afterwards.
+    static func withHome(_ mode: HomeMode, _ network: HomeNetwork = .loopback, discriminator: UInt16?,
                          _ body: (HomeFixture, VirtualDevice?) async throws -> Void) async throws {
         var device: VirtualDevice?
         var devices: [(discriminator: UInt16, port: UInt16)] = []
         if let discriminator {
-            let d = try await Self.device(discriminator: discriminator + mode.offset)
+            let d = try await Self.device(discriminator: Self.discriminator(discriminator, mode, network),
+                                          netnsPath: try network.netnsPath(HomeNetwork.deviceHost))
             device = d
-            devices = [(discriminator + mode.offset, await d.port)]
+            devices = [(Self.discriminator(discriminator, mode, network), await d.port)]
         }
-        let fixture = try await HomeFixture.make(mode, devices: devices)
+        let fixture = try await HomeFixture.make(mode, network, devices: devices)
         do { try await body(fixture, device) } catch {
             await fixture.close()
             await device?.shutdown()
@@ -65,12 +75,12 @@ struct LoopbackBrowser: ServiceBrowsing {
         await device?.shutdown()
     }
 
-    @Test(arguments: HomeMode.allCases)
-    func commissioningFlowShapedLikeTheHomeAPIs(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: 101) { fixture, device in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func commissioningFlowShapedLikeTheHomeAPIs(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: 101) { fixture, device in
             let device = try #require(device)
             let home = fixture.home
-            #expect(home.mode == (mode == .embedded ? .embedded : .remote("unix:\(fixture.state)/hub.sock")))
+            #expect(home.mode == fixture.expectedMode)
             let structure = try #require(try await home.structures().first)
 
             // Complete before prepare is refused, and a second prepare while one is active too.
@@ -99,19 +109,20 @@ struct LoopbackBrowser: ServiceBrowsing {
             // Where it answered on its operational network (the loopback DNS-SD answer), and the
             // store's record of it: the same through the hub as embedded.
             let port = await device.port
-            #expect(result.address == "[::1]:\(port)")
+            let expected = try network.deviceAddress(port: port)
+            #expect(result.address == expected.address)
             let added = try await structure.completeMatterCommissioning()
             #expect(added == [result.nodeID])
             #expect(await device.isCommissioned)
             let devices = try await home.devices()
             #expect(devices.map(\.id) == [result.nodeID] && devices.first?.name == "Lamp")
-            #expect(devices.first?.record.addresses == [NodeAddress(host: "::1", port: port, interfaceIndex: if_nametoindex("lo"))])
+            #expect(devices.first?.record.addresses == [expected.record])
         }
     }
 
-    @Test(arguments: HomeMode.allCases)
-    func cancelReleasesTheSession(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: nil) { fixture, _ in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func cancelReleasesTheSession(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: nil) { fixture, _ in
             let structure = try #require(try await fixture.home.structures().first)
             try await structure.prepareForMatterCommissioning()
             try await structure.cancelMatterCommissioning()
@@ -126,9 +137,9 @@ struct LoopbackBrowser: ServiceBrowsing {
         }
     }
 
-    @Test(arguments: HomeMode.allCases)
-    func homeMatterCommissionerCommissionsAndConfigures(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: 102) { fixture, device in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func homeMatterCommissionerCommissionsAndConfigures(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: 102) { fixture, device in
             let device = try #require(device)
             let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
             let ids = try await commissioner.commissionMatterDevice(onboardingPayload: device.manualCode)
@@ -143,12 +154,12 @@ struct LoopbackBrowser: ServiceBrowsing {
         }
     }
 
-    @Test(arguments: HomeMode.allCases)
-    func wrongPasscodeIsANamedPASEFailureAndNothingIsRecorded(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: 103) { fixture, _ in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func wrongPasscodeIsANamedPASEFailureAndNothingIsRecorded(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: 103) { fixture, _ in
             let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
             // The device's discriminator with another passcode.
-            let wrong = try QRCodeHelper.code(discriminator: 103 + mode.offset, passcode: 20_202_022)
+            let wrong = try QRCodeHelper.code(discriminator: Self.discriminator(103, mode, network), passcode: 20_202_022)
             do throws(HomeError) {
                 _ = try await commissioner.commissionMatterDevice(onboardingPayload: wrong)
                 Issue.record("commissioning with a wrong passcode succeeded")
@@ -163,9 +174,9 @@ struct LoopbackBrowser: ServiceBrowsing {
 
     /// Control after commissioning: invoke and read follow each other, a device that is not
     /// there is the same error either way, sharing opens a window, unpair takes the fabric off.
-    @Test(arguments: HomeMode.allCases)
-    func controlShareAndUnpair(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: 104) { fixture, device in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func controlShareAndUnpair(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: 104) { fixture, device in
             let device = try #require(device)
             let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
             let node = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
@@ -174,6 +185,27 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
             try await lamp.invoke(endpoint: 1, cluster: 6, command: 0)  // Off
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            // Level Control (0x0008): lowering the level leaves the light off, raising it turns it
+            // on, and the device's CONSTRAINT_ERROR for 255 is the same error either way.
+            func moveToLevelWithOnOff(_ level: UInt8) -> TLVElement {
+                Clusters.LevelControl.MoveToLevel(level: level, transitionTime: 0).element(tag: .anonymous)
+            }
+            try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(42))
+            #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 42)
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
+            try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(200))
+            #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 200)
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
+            #expect(await device.currentLevel == 200)
+            #expect(await device.isOn)
+            do throws(HomeError) {
+                try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(255))
+                Issue.record("the device took level 255")
+            } catch {
+                #expect(error.code == .deviceRefused, "\(error)")
+                #expect(error.message == "command 8/4 on \(lamp.name) failed: command 1/0x8/0x4 failed with ConstraintError (0x87): "
+                        + "a value is out of its allowed range")
+            }
             // Writes: Location (0/40/6), then NodeLabel; the home keeps its name for the device.
             try await lamp.write(endpoint: 0, cluster: 0x28, attribute: 6, value: .utf8("DE"))
             #expect(try await lamp.read(endpoint: 0, cluster: 0x28, attribute: 6).utf8() == "DE")
@@ -203,9 +235,9 @@ struct LoopbackBrowser: ServiceBrowsing {
 
     /// One commissioning session for the whole home: a second client (another connection to
     /// the hub, or another process on the directory) is refused while the first holds it.
-    @Test(arguments: HomeMode.allCases)
-    func aSecondClientGetsCommissioningSessionActive(_ mode: HomeMode) async throws {
-        try await Self.withHome(mode, discriminator: nil) { fixture, _ in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func aSecondClientGetsCommissioningSessionActive(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: nil) { fixture, _ in
             let first = try #require(try await fixture.home.structures().first)
             let other = try await fixture.secondClient()
             let second = try #require(try await other.structures().first)

@@ -39,15 +39,15 @@ final class ScriptedAddDeviceUI: MatterAddDeviceUI {
 @Suite(.serialized) struct MatterAddDeviceRequestTests {
     static let topology = MatterAddDeviceRequest.Topology(ecosystemName: "MatterHub tests", homes: [.init(displayName: "Home")])
 
-    @Test(arguments: HomeMode.allCases)
-    func addsIntoAChosenRoomWithATypedNameAfterRefusingBadCodes(_ mode: HomeMode) async throws {
-        try await HomeAPITests.withHome(mode, discriminator: 110) { fixture, device in
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func addsIntoAChosenRoomWithATypedNameAfterRefusingBadCodes(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await HomeAPITests.withHome(mode, network, discriminator: 110) { fixture, device in
             let device = try #require(device)
             let commissioner = await HomeMatterCommissioner(home: fixture.home, options: fixture.callerOptions)
             // A code with a bad check digit, then the right code with a wrong passcode, then the right one.
             var bad = Array(device.manualCode)
             bad[bad.count - 1] = bad.last == "0" ? "1" : "0"
-            let wrongPasscode = try QRCodeHelper.code(discriminator: 110 + mode.offset, passcode: 20_202_022)
+            let wrongPasscode = try QRCodeHelper.code(discriminator: HomeAPITests.discriminator(110, mode, network), passcode: 20_202_022)
             let ui = ScriptedAddDeviceUI(codes: [String(bad), wrongPasscode, device.qrCode],
                                          room: .init(displayName: "Office"), name: "Desk lamp")
             let outcome = try await MatterAddDeviceRequest(topology: Self.topology).perform(ui: ui, handler: commissioner)

@@ -11,7 +11,8 @@ import TestSupport
 
 /// `matterctl hub serve` in process (the hub on loopback, a virtual light on UDP loopback found
 /// through fixed DNS-SD answers), driven by the real Matter Server clients through a device's
-/// whole life: commission, control with reports, read, write, share, interview, remove.
+/// whole life: commission, control with reports (OnOff and Level Control), read, write, share,
+/// interview, remove.
 @Suite(.serialized) struct HubServerTests {
     static func paaStore() throws -> PAATrustStore {
         let url = TestVectors.directory.appendingPathComponent("attestation/test-attestation/Chip-Test-PAA-FFF1-Cert.der")
@@ -50,6 +51,10 @@ import TestSupport
         #expect(status == 0, "\(venv): \(output)")
         #expect(output.contains(" passed, 0 failed"))
         #expect(!output.contains("FAIL"))
+        // The light is dimmable: the client drove Level Control through the hub too.
+        #expect(output.contains("MoveToLevelWithOnOff(200) answers null") && output.contains("read_attribute 1/8/0 gives 200"),
+                "the Level Control checks did not run: \(output)")
+        #expect(await device.currentLevel == 200)
         // remove_node took the hub's fabric off the device.
         #expect(await device.fabricIndexes.isEmpty)
         await server.stop()

@@ -54,11 +54,12 @@ struct DeviceHarness {
 
     /// A device and controller on `clock` (both); tests of timers pass a `ManualClock`.
     static func make(faults: Set<VirtualDeviceFault> = [], network: VirtualDeviceConfiguration.Network? = nil,
+                     kind: VirtualDeviceConfiguration.Kind = .light, stateDirectory: String? = nil,
                      clock: any MatterClock = SystemClock()) async throws -> DeviceHarness {
         let net = MemoryNetwork()
         let a = net.makeEndpoint(), b = net.makeEndpoint()
-        let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, faults: faults, advertises: false,
-                                                network: network)
+        let config = VirtualDeviceConfiguration(passcode: passcode, discriminator: 3840, stateDirectory: stateDirectory, kind: kind,
+                                                faults: faults, advertises: false, network: network)
         let device = try await VirtualDevice(configuration: config, transport: b, clock: clock)
         await device.start()
         let controller = ExchangeManager(transport: a, clock: clock)

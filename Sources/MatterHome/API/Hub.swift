@@ -18,10 +18,18 @@ public actor Hub {
     private var caseSessions: [UInt64: SessionHandle] = [:]
     private var resumption: [UInt64: CASEResumptionRecord] = [:]
     package nonisolated let discovery: MatterDiscovery
+    /// The network namespace the UDP socket opens in (e.g. /run/netns/NAME; nil: this process's).
+    package nonisolated let netnsPath: String?
 
     public init(stateDirectory: String, discovery: MatterDiscovery = MatterDiscovery()) throws(HomeError) {
+        try self.init(stateDirectory: stateDirectory, discovery: discovery, netnsPath: nil)
+    }
+
+    /// A hub whose Matter traffic leaves from another network namespace (the lab tests').
+    package init(stateDirectory: String, discovery: MatterDiscovery, netnsPath: String?) throws(HomeError) {
         self.stateDirectory = stateDirectory
         self.discovery = discovery
+        self.netnsPath = netnsPath
         do {
             store = try HubStore(directory: stateDirectory)
         } catch {
@@ -59,7 +67,7 @@ public actor Hub {
     func exchangeManager() async throws(HomeError) -> ExchangeManager {
         if let m = manager { return m }
         do {
-            let m = ExchangeManager(transport: try UDPTransport(port: 0))
+            let m = ExchangeManager(transport: try UDPTransport(port: 0, netnsPath: netnsPath))
             await m.start()
             manager = m
             return m

@@ -17,6 +17,9 @@ public final class HubServer: Sendable {
         /// Require the token on loopback too (it is always required on other addresses).
         public var requireToken = false
         public var discovery: MatterDiscovery = MatterDiscovery()
+        /// The network namespace the hub's Matter UDP socket opens in (nil: this process's): the
+        /// lab tests run a hub in-process whose devices are in other namespaces.
+        package var netnsPath: String?
         /// Called after each step of every commissioning through the API (progress logs, crash
         /// tests).
         public var onCommissioningStep: @Sendable (StepTiming) -> Void = { _ in }
@@ -44,7 +47,8 @@ public final class HubServer: Sendable {
         try FileManager.default.createDirectory(atPath: configuration.stateDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         lock = try HubLock(stateDirectory: configuration.stateDirectory)
-        let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery)
+        let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery,
+                      netnsPath: configuration.netnsPath)
         service = try await HubService(hub: hub, options: configuration.options, onCommissioningStep: configuration.onCommissioningStep)
         let hosts = configuration.listen.isEmpty ? ["127.0.0.1", "::1"] : configuration.listen
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }

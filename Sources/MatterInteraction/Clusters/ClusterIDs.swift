@@ -2,6 +2,7 @@
 /// against connectedhomeip's zap XML and matter.js's cluster models.
 extension ClusterID {
     public static let onOff: ClusterID = 0x0006
+    public static let levelControl: ClusterID = 0x0008
     public static let descriptor: ClusterID = 0x001D
     public static let accessControl: ClusterID = 0x001F
     public static let basicInformation: ClusterID = 0x0028
