@@ -12,7 +12,7 @@ public enum AESCCM {
     /// - Throws: `CryptoError.invalidArgument` for a key that is not 16 bytes, or a nonce or tag
     ///   length CCM does not define.
     public static func seal(key: [UInt8], nonce: [UInt8], plaintext: [UInt8], additionalData: [UInt8],
-                            tagLength: Int = 16) throws -> [UInt8] {
+                            tagLength: Int = 16) throws(CryptoError) -> [UInt8] {
         try validate(key: key, nonce: nonce, tagLength: tagLength)
         var ciphertext = [UInt8](repeating: 0, count: plaintext.count)
         var tag = [UInt8](repeating: 0, count: tagLength)
@@ -38,7 +38,7 @@ public enum AESCCM {
     /// - Throws: `CryptoError.authenticationFailed` when the tag does not verify (nothing is
     ///   returned); `CryptoError.invalidArgument` for bad lengths.
     public static func open(key: [UInt8], nonce: [UInt8], ciphertextAndTag: [UInt8], additionalData: [UInt8],
-                            tagLength: Int = 16) throws -> [UInt8] {
+                            tagLength: Int = 16) throws(CryptoError) -> [UInt8] {
         try validate(key: key, nonce: nonce, tagLength: tagLength)
         guard ciphertextAndTag.count >= tagLength else {
             throw CryptoError.length("AES-CCM ciphertext", is: ciphertextAndTag.count, expected: "at least the tag length \(tagLength)")
@@ -67,7 +67,7 @@ public enum AESCCM {
         }
     }
 
-    private static func validate(key: [UInt8], nonce: [UInt8], tagLength: Int) throws {
+    private static func validate(key: [UInt8], nonce: [UInt8], tagLength: Int) throws(CryptoError) {
         guard key.count == 16 else { throw CryptoError.length("AES-128 key", is: key.count, expected: "16") }
         guard nonceLengthRange.contains(nonce.count) else {
             throw CryptoError.length("AES-CCM nonce", is: nonce.count, expected: "7...13")

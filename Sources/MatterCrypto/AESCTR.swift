@@ -7,7 +7,7 @@ public enum AESCTR {
     /// and starts at 1 (CCM's A_1). For Matter's 13-byte nonce that is `0x01 || nonce || 0x0001`.
     /// - Throws: `CryptoError.invalidArgument` for a key that is not 16 bytes or a nonce
     ///   outside 7...13 bytes.
-    public static func apply(key: [UInt8], nonce: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    public static func apply(key: [UInt8], nonce: [UInt8], data: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard AESCCM.nonceLengthRange.contains(nonce.count) else {
             throw CryptoError.length("AES-CTR nonce", is: nonce.count, expected: "7...13")
         }
@@ -19,7 +19,7 @@ public enum AESCTR {
 
     /// Encrypts or decrypts with an explicit 16-byte initial counter block (incremented as a
     /// 128-bit big-endian integer).
-    public static func apply(key: [UInt8], initialCounterBlock iv: [UInt8], data: [UInt8]) throws -> [UInt8] {
+    public static func apply(key: [UInt8], initialCounterBlock iv: [UInt8], data: [UInt8]) throws(CryptoError) -> [UInt8] {
         guard key.count == 16 else { throw CryptoError.length("AES-128 key", is: key.count, expected: "16") }
         guard iv.count == 16 else { throw CryptoError.length("AES-CTR counter block", is: iv.count, expected: "16") }
         var out = [UInt8](repeating: 0, count: data.count)

@@ -9,7 +9,7 @@ public enum HKDF {
     /// - Throws: `CryptoError.invalidArgument` when `outputByteCount` is not in
     ///   1...`maximumOutputByteCount`.
     public static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8],
-                                 outputByteCount: Int) throws -> [UInt8] {
+                                 outputByteCount: Int) throws(CryptoError) -> [UInt8] {
         guard (1...maximumOutputByteCount).contains(outputByteCount) else {
             throw CryptoError(.invalidArgument, "HKDF output length \(outputByteCount) is not in 1...\(maximumOutputByteCount)")
         }

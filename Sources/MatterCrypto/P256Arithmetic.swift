@@ -5,7 +5,7 @@ package struct P256Scalar: Sendable, Hashable, CustomStringConvertible {
     package let bytes: [UInt8]
 
     /// A scalar from exactly 32 bytes that are already below n (zero allowed).
-    package init(bytes: [UInt8]) throws {
+    package init(bytes: [UInt8]) throws(CryptoError) {
         guard bytes.count == 32 else { throw CryptoError.length("P-256 scalar", is: bytes.count, expected: "32") }
         let reduced = try P256Scalar(reducing: bytes)
         guard reduced.bytes == bytes else {
@@ -15,7 +15,7 @@ package struct P256Scalar: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A big-endian integer of any length reduced mod n.
-    package init(reducing input: [UInt8]) throws {
+    package init(reducing input: [UInt8]) throws(CryptoError) {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = input.withUnsafeBufferPointer { i in
             out.withUnsafeMutableBufferPointer { mh_p256_scalar_reduce(i.baseAddress, i.count, $0.baseAddress) }
@@ -29,7 +29,7 @@ package struct P256Scalar: Sendable, Hashable, CustomStringConvertible {
     /// A uniformly random scalar in 1...n-1 by rejection sampling 32-byte draws from `random`.
     /// - Throws: `CryptoError.invalidState` if the source keeps producing out-of-range values
     ///   (a broken or exhausted test source), instead of looping forever.
-    package static func random(using random: inout some RandomSource) throws -> P256Scalar {
+    package static func random(using random: inout some RandomSource) throws(CryptoError) -> P256Scalar {
         for _ in 0..<64 {
             let candidate = random.bytes(32)
             if candidate.count == 32, candidate.withUnsafeBufferPointer({ mh_p256_scalar_is_valid($0.baseAddress) }) == 1 {
@@ -43,7 +43,7 @@ package struct P256Scalar: Sendable, Hashable, CustomStringConvertible {
     package var isNonZero: Bool { bytes.withUnsafeBufferPointer { mh_p256_scalar_is_valid($0.baseAddress) } == 1 }
 
     /// self · other mod n.
-    package func multiplied(by other: P256Scalar) throws -> P256Scalar {
+    package func multiplied(by other: P256Scalar) throws(CryptoError) -> P256Scalar {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = bytes.withUnsafeBufferPointer { a in
             other.bytes.withUnsafeBufferPointer { b in
@@ -64,7 +64,7 @@ package struct P256Point: Sendable, Hashable {
 
     /// A point from SEC1 bytes (65 uncompressed or 33 compressed) that lie on the curve.
     /// - Throws: `CryptoError.invalidPoint`.
-    package init(x962 bytes: [UInt8]) throws {
+    package init(x962 bytes: [UInt8]) throws(CryptoError) {
         var out = [UInt8](repeating: 0, count: 65)
         let ok = bytes.withUnsafeBufferPointer { b in
             out.withUnsafeMutableBufferPointer { mh_p256_point_normalize(b.baseAddress, b.count, $0.baseAddress) }
@@ -86,12 +86,12 @@ package struct P256Point: Sendable, Hashable {
         + "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5"))
 
     /// k·G.
-    package static func baseMultiple(_ k: P256Scalar) throws -> P256Point {
+    package static func baseMultiple(_ k: P256Scalar) throws(CryptoError) -> P256Point {
         try combine { out in k.bytes.withUnsafeBufferPointer { mh_p256_mul($0.baseAddress, nil, nil, out) } }
     }
 
     /// k·self.
-    package func multiplied(by k: P256Scalar) throws -> P256Point {
+    package func multiplied(by k: P256Scalar) throws(CryptoError) -> P256Point {
         try combine { out in
             x962.withUnsafeBufferPointer { p in
                 k.bytes.withUnsafeBufferPointer { mh_p256_mul(nil, p.baseAddress, $0.baseAddress, out) }
@@ -100,7 +100,7 @@ package struct P256Point: Sendable, Hashable {
     }
 
     /// g·G + k·self in one OpenSSL call.
-    package func multiplied(by k: P256Scalar, plusBaseMultiple g: P256Scalar) throws -> P256Point {
+    package func multiplied(by k: P256Scalar, plusBaseMultiple g: P256Scalar) throws(CryptoError) -> P256Point {
         try combine { out in
             x962.withUnsafeBufferPointer { p in
                 k.bytes.withUnsafeBufferPointer { kb in
@@ -111,12 +111,12 @@ package struct P256Point: Sendable, Hashable {
     }
 
     /// s1·p1 + s2·p2.
-    package static func mulAdd(_ p1: P256Point, _ s1: P256Scalar, _ p2: P256Point, _ s2: P256Scalar) throws -> P256Point {
+    package static func mulAdd(_ p1: P256Point, _ s1: P256Scalar, _ p2: P256Point, _ s2: P256Scalar) throws(CryptoError) -> P256Point {
         try p1.multiplied(by: s1).adding(p2.multiplied(by: s2))
     }
 
     /// self + other.
-    package func adding(_ other: P256Point) throws -> P256Point {
+    package func adding(_ other: P256Point) throws(CryptoError) -> P256Point {
         try combine { out in
             x962.withUnsafeBufferPointer { a in
                 other.x962.withUnsafeBufferPointer { mh_p256_add(a.baseAddress, $0.baseAddress, out) }
@@ -125,16 +125,16 @@ package struct P256Point: Sendable, Hashable {
     }
 
     /// -self.
-    package func negated() throws -> P256Point {
+    package func negated() throws(CryptoError) -> P256Point {
         try combine { out in x962.withUnsafeBufferPointer { mh_p256_negate($0.baseAddress, out) } }
     }
 
     /// self - other.
-    package func subtracting(_ other: P256Point) throws -> P256Point {
+    package func subtracting(_ other: P256Point) throws(CryptoError) -> P256Point {
         try adding(other.negated())
     }
 
-    private static func combine(_ body: (UnsafeMutablePointer<UInt8>) -> Int32) throws -> P256Point {
+    private static func combine(_ body: (UnsafeMutablePointer<UInt8>) -> Int32) throws(CryptoError) -> P256Point {
         var out = [UInt8](repeating: 0, count: 65)
         let result = out.withUnsafeMutableBufferPointer { body($0.baseAddress!) }
         switch result {
@@ -144,7 +144,7 @@ package struct P256Point: Sendable, Hashable {
         }
     }
 
-    private func combine(_ body: (UnsafeMutablePointer<UInt8>) -> Int32) throws -> P256Point {
+    private func combine(_ body: (UnsafeMutablePointer<UInt8>) -> Int32) throws(CryptoError) -> P256Point {
         try Self.combine(body)
     }
 }

@@ -27,7 +27,7 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
     /// A key from its 32-byte big-endian scalar, which must be in 1...n-1. Leading zero bytes
     /// beyond 32 are tolerated (some encoders emit an ASN.1-style 33-byte form).
     /// - Throws: `CryptoError.invalidKey`.
-    public init(rawRepresentation: [UInt8]) throws {
+    public init(rawRepresentation: [UInt8]) throws(CryptoError) {
         var scalar = rawRepresentation
         while scalar.count > 32, scalar.first == 0 { scalar.removeFirst() }
         guard scalar.count == 32 else {
@@ -41,27 +41,27 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
 
     /// A key from DER: PKCS#8 `PrivateKeyInfo` or SEC1 `ECPrivateKey` (RFC 5915), named curve P-256.
     /// - Throws: `CryptoError.invalidKey`.
-    public init(derRepresentation: [UInt8]) throws {
+    public init(derRepresentation: [UInt8]) throws(CryptoError) {
         try self.init(decoding: derRepresentation, format: "DER")
     }
 
     /// A key from PEM: `-----BEGIN PRIVATE KEY-----` (PKCS#8) or `-----BEGIN EC PRIVATE KEY-----` (SEC1).
     /// - Throws: `CryptoError.invalidKey`.
-    public init(pemRepresentation: String) throws {
+    public init(pemRepresentation: String) throws(CryptoError) {
         try self.init(decoding: Array(pemRepresentation.utf8), format: "PEM")
     }
 
     /// A key from PKCS#8 DER (an alias of `init(derRepresentation:)`, which also accepts SEC1).
-    public init(pkcs8DER: [UInt8]) throws { try self.init(derRepresentation: pkcs8DER) }
+    public init(pkcs8DER: [UInt8]) throws(CryptoError) { try self.init(derRepresentation: pkcs8DER) }
 
-    private init(decoding data: [UInt8], format: String) throws {
+    private init(decoding data: [UInt8], format: String) throws(CryptoError) {
         guard let pkey = data.withUnsafeBufferPointer({ mh_p256_decode_private($0.baseAddress, $0.count, format) }) else {
             throw CryptoError(.invalidKey, "not a P-256 private key in \(format) (PKCS#8 or SEC1)")
         }
         try self.init(handle: PKeyHandle(pkey))
     }
 
-    private init(handle: PKeyHandle) throws {
+    private init(handle: PKeyHandle) throws(CryptoError) {
         self.handle = handle
         publicKey = try P256PublicKey(handle: handle)
     }
@@ -79,7 +79,7 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
     public var pemRepresentation: SecretBytes { SecretBytes(encode("PrivateKeyInfo", "PEM")) }
 
     /// An ECDSA-SHA256 signature of `message` (randomised k).
-    public func signature(for message: [UInt8]) throws -> P256Signature {
+    public func signature(for message: [UInt8]) throws(CryptoError) -> P256Signature {
         var der = [UInt8](repeating: 0, count: 80)
         var length = der.count
         let ok = message.withUnsafeBufferPointer { m in
@@ -90,7 +90,7 @@ public struct P256PrivateKey: Sendable, CustomStringConvertible {
     }
 
     /// ECDH: the 32-byte x-coordinate of d·Q.
-    public func sharedSecret(with peer: P256PublicKey) throws -> SecretBytes {
+    public func sharedSecret(with peer: P256PublicKey) throws(CryptoError) -> SecretBytes {
         var out = [UInt8](repeating: 0, count: 32)
         let ok = out.withUnsafeMutableBufferPointer { mh_ecdh(handle.pointer, peer.handle.pointer, $0.baseAddress) }
         guard ok == 1 else { throw CryptoError(.invalidKey, "ECDH with this peer key failed") }
@@ -118,7 +118,7 @@ public struct P256PublicKey: Sendable, Hashable, CustomStringConvertible {
 
     /// A key from a SEC1 point: 65-byte uncompressed or 33-byte compressed, on the curve.
     /// - Throws: `CryptoError.invalidKey`.
-    public init(x962Representation bytes: [UInt8]) throws {
+    public init(x962Representation bytes: [UInt8]) throws(CryptoError) {
         guard bytes.count == 65 || bytes.count == 33 else {
             throw CryptoError(.invalidKey, "P-256 public key is \(bytes.count) bytes; expected 65 (or 33 compressed)")
         }
@@ -129,14 +129,14 @@ public struct P256PublicKey: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A key from a DER `SubjectPublicKeyInfo` with the named curve P-256.
-    public init(derRepresentation: [UInt8]) throws {
+    public init(derRepresentation: [UInt8]) throws(CryptoError) {
         guard let pkey = derRepresentation.withUnsafeBufferPointer({ mh_p256_decode_spki($0.baseAddress, $0.count) }) else {
             throw CryptoError(.invalidKey, "not a P-256 SubjectPublicKeyInfo")
         }
         try self.init(handle: PKeyHandle(pkey))
     }
 
-    init(handle: PKeyHandle) throws {
+    init(handle: PKeyHandle) throws(CryptoError) {
         self.handle = handle
         x962Representation = exportBytes(count: 65) { mh_p256_public_bytes(handle.pointer, $0) }
         guard x962Representation.count == 65 else { throw CryptoError(.invalidKey, "P-256 public key unreadable") }

@@ -6,7 +6,7 @@ public struct P256Signature: Sendable, Hashable {
 
     /// A signature from 64 bytes `r || s`.
     /// - Throws: `CryptoError.invalidSignature` for any other length.
-    public init(rawRepresentation: [UInt8]) throws {
+    public init(rawRepresentation: [UInt8]) throws(CryptoError) {
         guard rawRepresentation.count == 64 else {
             throw CryptoError(.invalidSignature, "raw P-256 signature is \(rawRepresentation.count) bytes; expected 64")
         }
@@ -16,7 +16,7 @@ public struct P256Signature: Sendable, Hashable {
     /// A signature from strict DER `SEQUENCE { INTEGER r, INTEGER s }`.
     /// - Throws: `CryptoError.invalidSignature` for malformed or non-minimal DER, or integers
     ///   longer than 32 bytes.
-    public init(derRepresentation: [UInt8]) throws {
+    public init(derRepresentation: [UInt8]) throws(CryptoError) {
         rawRepresentation = try ECDSASignatureDER.decode(derRepresentation, coordinateLength: 32)
     }
 
@@ -31,7 +31,7 @@ public struct P256Signature: Sendable, Hashable {
 /// use 64-byte coordinates).
 package enum ECDSASignatureDER {
     /// DER of `SEQUENCE { INTEGER r, INTEGER s }` from `raw` = r || s of `coordinateLength` each.
-    package static func encode(raw: [UInt8], coordinateLength: Int) throws -> [UInt8] {
+    package static func encode(raw: [UInt8], coordinateLength: Int) throws(CryptoError) -> [UInt8] {
         guard coordinateLength > 0, raw.count == 2 * coordinateLength else {
             throw CryptoError(.invalidSignature, "raw signature is \(raw.count) bytes; expected \(2 * coordinateLength)")
         }
@@ -41,7 +41,7 @@ package enum ECDSASignatureDER {
     }
 
     /// Raw r || s from strict DER.
-    package static func decode(_ der: [UInt8], coordinateLength: Int) throws -> [UInt8] {
+    package static func decode(_ der: [UInt8], coordinateLength: Int) throws(CryptoError) -> [UInt8] {
         var reader = DERReader(der)
         let sequence = try reader.element(tag: 0x30)
         guard reader.isAtEnd else { throw CryptoError(.invalidSignature, "trailing bytes after DER signature") }
@@ -70,7 +70,7 @@ package enum ASN1Integer {
     }
 
     /// The value of a minimally encoded non-negative INTEGER, left-padded to `width` bytes.
-    package static func decodeUnsigned(_ content: [UInt8], width: Int) throws -> [UInt8] {
+    package static func decodeUnsigned(_ content: [UInt8], width: Int) throws(CryptoError) -> [UInt8] {
         guard let first = content.first else { throw CryptoError(.invalidSignature, "empty DER INTEGER") }
         guard first & 0x80 == 0 else { throw CryptoError(.invalidSignature, "negative DER INTEGER") }
         if content.count > 1, first == 0, content[1] & 0x80 == 0 {
@@ -104,7 +104,7 @@ struct DERReader {
 
     var isAtEnd: Bool { offset == bytes.count }
 
-    mutating func element(tag: UInt8) throws -> [UInt8] {
+    mutating func element(tag: UInt8) throws(CryptoError) -> [UInt8] {
         guard offset + 2 <= bytes.count, bytes[offset] == tag else {
             throw CryptoError(.invalidSignature, "expected DER tag 0x\(String(tag, radix: 16))")
         }

@@ -18,7 +18,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
     /// A verifier from its parts.
     /// - Throws: `CryptoError.invalidArgument` for a w0 that is not a 32-byte scalar below n,
     ///   `.invalidPoint` for an L that is not a 65-byte curve point.
-    public init(w0: SecretBytes, L: [UInt8]) throws {
+    public init(w0: SecretBytes, L: [UInt8]) throws(CryptoError) {
         _ = try P256Scalar(bytes: w0.bytes)
         guard L.count == 65, L.first == 0x04 else {
             throw CryptoError.length("PASE verifier L", is: L.count, expected: "65 (uncompressed point)")
@@ -29,7 +29,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A verifier from its 97-byte serialized form w0 || L.
-    public init(serialized: [UInt8]) throws {
+    public init(serialized: [UInt8]) throws(CryptoError) {
         guard serialized.count == Self.serializedByteCount else {
             throw CryptoError.length("PASE verifier", is: serialized.count, expected: "97")
         }
@@ -37,7 +37,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The verifier for a passcode under the given PBKDF parameters.
-    public init(passcode: UInt32, salt: [UInt8], iterations: Int) throws {
+    public init(passcode: UInt32, salt: [UInt8], iterations: Int) throws(CryptoError) {
         let derived = try Self.derive(passcode: passcode, salt: salt, iterations: iterations)
         try self.init(w0: derived.w0, L: derived.L)
     }
@@ -49,7 +49,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
 
     /// Checks PBKDF parameters against Matter's bounds.
     /// - Throws: `CryptoError.invalidPAKEParameters`.
-    public static func validate(passcode: UInt32, salt: [UInt8], iterations: Int) throws {
+    public static func validate(passcode: UInt32, salt: [UInt8], iterations: Int) throws(CryptoError) {
         guard passcode <= maximumPasscode else {
             throw CryptoError(.invalidPAKEParameters, "passcode does not fit in 27 bits")
         }
@@ -66,7 +66,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
     /// w0 = w0s mod n, w1 = w1s mod n (40-byte big-endian halves); L = w1·G.
     /// - Throws: `CryptoError.invalidPAKEParameters` when the passcode, salt or iteration count
     ///   is outside Matter's bounds.
-    public static func derive(passcode: UInt32, salt: [UInt8], iterations: Int) throws
+    public static func derive(passcode: UInt32, salt: [UInt8], iterations: Int) throws(CryptoError)
         -> (w0: SecretBytes, w1: SecretBytes, L: [UInt8])
     {
         try validate(passcode: passcode, salt: salt, iterations: iterations)
@@ -75,7 +75,7 @@ public struct PASEVerifier: Sendable, Hashable, CustomStringConvertible {
 
     /// `derive` without Matter's parameter bounds, for checking vectors built with
     /// out-of-range parameters.
-    package static func deriveUnchecked(passcode: UInt32, salt: [UInt8], iterations: Int) throws
+    package static func deriveUnchecked(passcode: UInt32, salt: [UInt8], iterations: Int) throws(CryptoError)
         -> (w0: SecretBytes, w1: SecretBytes, L: [UInt8])
     {
         let password = (0..<4).map { UInt8(truncatingIfNeeded: passcode >> (8 * $0)) }

@@ -5,7 +5,7 @@ public enum PBKDF2 {
     /// Generic PBKDF2: any password and salt (even empty), at least one iteration.
     /// - Throws: `CryptoError.invalidArgument` for zero iterations or output length.
     public static func deriveKey(password: [UInt8], salt: [UInt8], iterations: Int,
-                                 outputByteCount: Int) throws -> [UInt8] {
+                                 outputByteCount: Int) throws(CryptoError) -> [UInt8] {
         guard iterations >= 1 else {
             throw CryptoError(.invalidArgument, "PBKDF2 iteration count \(iterations) must be at least 1")
         }
@@ -32,7 +32,7 @@ public enum PBKDF2 {
     /// a non-empty password and a salt of 16...32 bytes. Use this for anything Matter-facing.
     /// - Throws: `CryptoError.invalidArgument` when a rule is broken.
     public static func deriveMatterKey(password: [UInt8], salt: [UInt8], iterations: Int,
-                                       outputByteCount: Int) throws -> [UInt8] {
+                                       outputByteCount: Int) throws(CryptoError) -> [UInt8] {
         guard !password.isEmpty else { throw CryptoError(.invalidArgument, "PBKDF2 password is empty") }
         guard matterSaltLengthRange.contains(salt.count) else {
             throw CryptoError.length("PBKDF2 salt", is: salt.count, expected: "16...32")

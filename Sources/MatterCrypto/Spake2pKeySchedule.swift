@@ -31,7 +31,7 @@ package enum Spake2p {
     /// as 8-byte little-endian; Ka || Ke = SHA-256(TT); KcA || KcB = HKDF(Ka, "ConfirmationKeys").
     package static func keySchedule(context: [UInt8], idProver: [UInt8], idVerifier: [UInt8],
                                     X: P256Point, Y: P256Point, Z: P256Point, V: P256Point,
-                                    w0: P256Scalar) throws -> Keys {
+                                    w0: P256Scalar) throws(CryptoError) -> Keys {
         var transcript = SHA256.Hasher()
         for field in [context, idProver, idVerifier, M.x962, N.x962, X.x962, Y.x962, Z.x962, V.x962, w0.bytes] {
             let length = UInt64(field.count)
@@ -49,7 +49,7 @@ package enum Spake2p {
     }
 
     /// Parses a peer's share (pA or pB): it must be a 65-byte uncompressed point on the curve.
-    static func peerShare(_ bytes: [UInt8], name: String) throws -> P256Point {
+    static func peerShare(_ bytes: [UInt8], name: String) throws(CryptoError) -> P256Point {
         guard bytes.count == 65, bytes.first == 0x04 else {
             throw CryptoError(.invalidPoint, "SPAKE2+ share \(name) must be a 65-byte uncompressed point")
         }

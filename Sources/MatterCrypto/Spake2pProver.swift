@@ -26,7 +26,7 @@ public struct Spake2pProver: Sendable {
     ///   - random: entropy for the ephemeral scalar x; inject a fixed source only in tests.
     /// - Throws: `CryptoError.invalidArgument` for malformed w0/w1.
     public init(context: [UInt8], idProver: [UInt8] = [], idVerifier: [UInt8] = [], w0: SecretBytes,
-                w1: SecretBytes, random: any RandomSource = SystemRandomSource()) throws {
+                w1: SecretBytes, random: any RandomSource = SystemRandomSource()) throws(CryptoError) {
         self.context = context
         self.idProver = idProver
         self.idVerifier = idVerifier
@@ -36,7 +36,7 @@ public struct Spake2pProver: Sendable {
     }
 
     /// Picks x and returns pA = X = x·G + w0·M (65 bytes). Call once.
-    public mutating func computeX() throws -> [UInt8] {
+    public mutating func computeX() throws(CryptoError) -> [UInt8] {
         guard case .initial = state else { throw CryptoError(.invalidState, "SPAKE2+ prover already sent X") }
         let x = try P256Scalar.random(using: &random)
         let X = try Spake2p.M.multiplied(by: w0, plusBaseMultiple: x)
@@ -47,7 +47,7 @@ public struct Spake2pProver: Sendable {
     /// Takes pB = Y and derives the keys: Z = x·(Y - w0·N), V = w1·(Y - w0·N).
     /// - Throws: `CryptoError.invalidPoint` for a Y that is not a curve point,
     ///   `CryptoError.pointAtInfinity` for a Y that cancels w0·N, `.invalidState` out of order.
-    public mutating func finish(Y peerY: [UInt8]) throws -> Spake2pProverResult {
+    public mutating func finish(Y peerY: [UInt8]) throws(CryptoError) -> Spake2pProverResult {
         guard case .sentX(let x, let X) = state else {
             throw CryptoError(.invalidState, "SPAKE2+ prover must compute X before finishing")
         }

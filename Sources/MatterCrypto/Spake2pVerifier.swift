@@ -23,7 +23,7 @@ public struct Spake2pVerifier: Sendable {
     ///   - random: entropy for the ephemeral scalar y; inject a fixed source only in tests.
     /// - Throws: `CryptoError.invalidArgument` / `.invalidPoint` for a malformed verifier.
     public init(context: [UInt8], idProver: [UInt8] = [], idVerifier: [UInt8] = [], w0: SecretBytes,
-                L: [UInt8], random: any RandomSource = SystemRandomSource()) throws {
+                L: [UInt8], random: any RandomSource = SystemRandomSource()) throws(CryptoError) {
         self.context = context
         self.idProver = idProver
         self.idVerifier = idVerifier
@@ -35,13 +35,13 @@ public struct Spake2pVerifier: Sendable {
 
     /// A verifier from a stored PASE verifier.
     public init(context: [UInt8], idProver: [UInt8] = [], idVerifier: [UInt8] = [], verifier: PASEVerifier,
-                random: any RandomSource = SystemRandomSource()) throws {
+                random: any RandomSource = SystemRandomSource()) throws(CryptoError) {
         try self.init(context: context, idProver: idProver, idVerifier: idVerifier, w0: verifier.w0, L: verifier.L,
                       random: random)
     }
 
     /// Picks y and returns pB = Y = y·G + w0·N (65 bytes). Call once.
-    public mutating func computeY() throws -> [UInt8] {
+    public mutating func computeY() throws(CryptoError) -> [UInt8] {
         guard case .initial = state else { throw CryptoError(.invalidState, "SPAKE2+ verifier already sent Y") }
         let y = try P256Scalar.random(using: &random)
         let Y = try Spake2p.N.multiplied(by: w0, plusBaseMultiple: y)
@@ -52,7 +52,7 @@ public struct Spake2pVerifier: Sendable {
     /// Takes pA = X and derives the keys: Z = y·(X - w0·M), V = y·L.
     /// - Throws: `CryptoError.invalidPoint` for an X that is not a curve point,
     ///   `.pointAtInfinity` for an X that cancels w0·M, `.invalidState` out of order.
-    public mutating func finish(X peerX: [UInt8]) throws -> Spake2pVerifierResult {
+    public mutating func finish(X peerX: [UInt8]) throws(CryptoError) -> Spake2pVerifierResult {
         guard case .sentY(let y, let Y) = state else {
             throw CryptoError(.invalidState, "SPAKE2+ verifier must compute Y before finishing")
         }

@@ -10,17 +10,17 @@ struct ByteReader {
 
     var remaining: Int { bytes.count - offset }
 
-    mutating func u8() throws(MessageError) -> UInt8 {
+    mutating func u8() throws(MessagingError) -> UInt8 {
         guard remaining >= 1 else { throw .truncated(offset: offset) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func u16() throws(MessageError) -> UInt16 { UInt16(try little(2)) }
-    mutating func u32() throws(MessageError) -> UInt32 { UInt32(try little(4)) }
-    mutating func u64() throws(MessageError) -> UInt64 { try little(8) }
+    mutating func u16() throws(MessagingError) -> UInt16 { UInt16(try little(2)) }
+    mutating func u32() throws(MessagingError) -> UInt32 { UInt32(try little(4)) }
+    mutating func u64() throws(MessagingError) -> UInt64 { try little(8) }
 
-    mutating func take(_ n: Int) throws(MessageError) -> [UInt8] {
+    mutating func take(_ n: Int) throws(MessagingError) -> [UInt8] {
         guard n >= 0, remaining >= n else { throw .truncated(offset: offset) }
         defer { offset += n }
         return Array(bytes[offset..<offset + n])
@@ -31,7 +31,7 @@ struct ByteReader {
         return Array(bytes[offset...])
     }
 
-    private mutating func little(_ n: Int) throws(MessageError) -> UInt64 {
+    private mutating func little(_ n: Int) throws(MessagingError) -> UInt64 {
         guard remaining >= n else { throw .truncated(offset: offset) }
         var v: UInt64 = 0
         for i in 0..<n { v |= UInt64(bytes[offset + i]) << (8 * i) }

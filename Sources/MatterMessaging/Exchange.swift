@@ -15,26 +15,6 @@ public struct ReceivedMessage: Sendable {
     }
 }
 
-/// Why an exchange ended without the expected message.
-public enum ExchangeError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// No reply within the time allowed.
-    case timeout(waitedMilliseconds: Int64)
-    /// MRP sent a message the maximum number of times without an acknowledgement.
-    case noAcknowledgement(transmissions: Int)
-    /// The exchange or its session was closed.
-    case closed
-    case unknownSession
-
-    public var description: String {
-        switch self {
-        case .timeout(let ms): return "no response from the peer within \(ms) ms"
-        case .noAcknowledgement(let n): return "the peer did not acknowledge a message sent \(n) times"
-        case .closed: return "the exchange was closed"
-        case .unknownSession: return "the session no longer exists"
-        }
-    }
-}
-
 /// One exchange: a request and its responses between two nodes (Matter Core 4.10).
 public final class Exchange: Sendable {
     public let session: SessionHandle
@@ -53,26 +33,27 @@ public final class Exchange: Sendable {
     }
 
     /// Sends a message; with `reliable`, MRP retransmits it until the peer acknowledges.
-    public func send(_ protocolID: ProtocolID, opcode: UInt8, payload: [UInt8], reliable: Bool = true) async throws {
+    public func send(_ protocolID: ProtocolID, opcode: UInt8, payload: [UInt8],
+                     reliable: Bool = true) async throws(MessagingError) {
         try await manager.send(on: self, protocolID: protocolID, opcode: opcode, payload: payload, reliable: reliable)
     }
 
     /// Waits for the next message on this exchange, at most `timeout` on the manager's clock;
-    /// a cancelled task stops waiting at once (`CancellationError`).
-    public func receive(timeout: Duration = .seconds(30)) async throws -> ReceivedMessage {
+    /// a cancelled task stops waiting at once (`cancelled`).
+    public func receive(timeout: Duration = .seconds(30)) async throws(MessagingError) -> ReceivedMessage {
         let ms = Int64(clamping: Milliseconds(duration: timeout))
-        return try await mailbox.receive(timeout: timeout) { ExchangeError.timeout(waitedMilliseconds: ms) }
+        return try await mailbox.receive(timeout: timeout) { MessagingError.timeout(waitedMilliseconds: ms) }
     }
 
     /// Sends a request and waits for the reply.
     public func request(_ protocolID: ProtocolID, opcode: UInt8, payload: [UInt8],
-                        timeout: Duration = .seconds(30)) async throws -> ReceivedMessage {
+                        timeout: Duration = .seconds(30)) async throws(MessagingError) -> ReceivedMessage {
         try await send(protocolID, opcode: opcode, payload: payload)
         return try await receive(timeout: timeout)
     }
 
     /// Sends a Secure Channel StatusReport.
-    public func sendStatusReport(_ report: StatusReport, reliable: Bool = true) async throws {
+    public func sendStatusReport(_ report: StatusReport, reliable: Bool = true) async throws(MessagingError) {
         try await send(.secureChannel, opcode: SecureChannelOpcode.statusReport.rawValue, payload: report.encoded(),
                        reliable: reliable)
     }

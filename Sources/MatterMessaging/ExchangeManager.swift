@@ -81,7 +81,7 @@ public actor ExchangeManager {
         for t in tasks { t.cancel() }
         timer?.task.cancel()
         timer = nil
-        for e in exchanges.values { e.mailbox.fail(ExchangeError.closed) }
+        for e in exchanges.values { e.mailbox.fail(MessagingError.closed) }
         exchanges.removeAll()
         transport.close()
     }
@@ -156,7 +156,7 @@ public actor ExchangeManager {
     public func removeSession(_ handle: SessionHandle) {
         sessions[handle] = nil
         for (key, e) in exchanges where key.session == handle {
-            e.mailbox.fail(ExchangeError.closed)
+            e.mailbox.fail(MessagingError.closed)
             exchanges[key] = nil
         }
     }
@@ -176,8 +176,8 @@ public actor ExchangeManager {
     // MARK: - Exchanges
 
     /// Starts an exchange on a session.
-    public func newExchange(on session: SessionHandle) throws -> Exchange {
-        guard sessions[session] != nil else { throw ExchangeError.unknownSession }
+    public func newExchange(on session: SessionHandle) throws(MessagingError) -> Exchange {
+        guard sessions[session] != nil else { throw MessagingError.unknownSession }
         nextExchangeID &+= 1
         let e = Exchange(manager: self, session: session, id: nextExchangeID, isInitiator: true)
         exchanges[ExchangeKey(session: session, id: e.id, localIsInitiator: true)] = e
@@ -187,15 +187,15 @@ public actor ExchangeManager {
     func close(_ e: Exchange) async {
         let key = ExchangeKey(session: e.session, id: e.id, localIsInitiator: e.isInitiator)
         guard exchanges.removeValue(forKey: key) != nil else { return }
-        e.mailbox.fail(ExchangeError.closed)
+        e.mailbox.fail(MessagingError.closed)
         if let counter = sessions[e.session]?.mrp.takeAck(exchangeID: e.id) {
             try? await sendStandaloneAck(session: e.session, exchangeID: e.id, isInitiator: e.isInitiator, counter: counter)
         }
     }
 
-    func send(on e: Exchange, protocolID: ProtocolID, opcode: UInt8, payload: [UInt8], reliable: Bool) async throws {
+    func send(on e: Exchange, protocolID: ProtocolID, opcode: UInt8, payload: [UInt8], reliable: Bool) async throws(MessagingError) {
         guard exchanges[ExchangeKey(session: e.session, id: e.id, localIsInitiator: e.isInitiator)] != nil else {
-            throw ExchangeError.closed
+            throw MessagingError.closed
         }
         let ack = sessions[e.session]?.mrp.takeAck(exchangeID: e.id)
         let header = ProtocolHeader(isInitiator: e.isInitiator, needsAck: reliable, ackCounter: ack, opcode: opcode,
@@ -203,7 +203,7 @@ public actor ExchangeManager {
         try await sendFrame(session: e.session, protocolHeader: header, payload: payload, reliable: reliable)
     }
 
-    private func sendStandaloneAck(session: SessionHandle, exchangeID: UInt16, isInitiator: Bool, counter: UInt32) async throws {
+    private func sendStandaloneAck(session: SessionHandle, exchangeID: UInt16, isInitiator: Bool, counter: UInt32) async throws(MessagingError) {
         let header = ProtocolHeader(isInitiator: isInitiator, needsAck: false, ackCounter: counter,
                                     opcode: SecureChannelOpcode.standaloneAck.rawValue, exchangeID: exchangeID,
                                     protocolID: .secureChannel)
@@ -211,8 +211,8 @@ public actor ExchangeManager {
     }
 
     /// Builds, encrypts and sends one message; reliable ones enter the retransmission table.
-    private func sendFrame(session: SessionHandle, protocolHeader: ProtocolHeader, payload: [UInt8], reliable: Bool) async throws {
-        guard var state = sessions[session] else { throw ExchangeError.unknownSession }
+    private func sendFrame(session: SessionHandle, protocolHeader: ProtocolHeader, payload: [UInt8], reliable: Bool) async throws(MessagingError) {
+        guard var state = sessions[session] else { throw MessagingError.unknownSession }
         let frame: [UInt8]
         let counter: UInt32
         switch session {
@@ -223,13 +223,13 @@ public actor ExchangeManager {
                                        destination: initiatedLocally ? .none : .node(ephemeral))
             frame = header.encoded() + protocolHeader.encoded() + payload
         case .secure:
-            guard let p = state.secure else { throw ExchangeError.unknownSession }
+            guard let p = state.secure else { throw MessagingError.unknownSession }
             counter = try state.sendCounter.next()
             let header = MessageHeader(sessionID: p.peerSessionID, messageCounter: counter)
             frame = try MessageCrypto.seal(header: header, payload: protocolHeader.encoded() + payload,
                                            key: p.encryptKey, nonceNodeID: p.localNodeID)
         }
-        guard frame.count <= maximumMessageSize else { throw MessageError.tooLarge(frame.count) }
+        guard frame.count <= maximumMessageSize else { throw MessagingError.tooLarge(frame.count) }
         if reliable { state.mrp.sent(counter: counter, frame: frame, exchangeID: protocolHeader.exchangeID, now: now()) }
         sessions[session] = state
         scheduleTimer()
@@ -372,7 +372,7 @@ public actor ExchangeManager {
                     try? await sendStandaloneAck(session: handle, exchangeID: exchangeID, isInitiator: isInitiator, counter: counter)
                 case .giveUp(let exchangeID, _):
                     for (key, e) in exchanges where key.session == handle && key.id == exchangeID {
-                        e.mailbox.fail(ExchangeError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions))
+                        e.mailbox.fail(MessagingError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions))
                     }
                 }
             }

@@ -4,14 +4,14 @@ import Synchronization
 final class Mailbox: Sendable {
     private struct Waiter {
         var id: UInt64
-        var continuation: CheckedContinuation<ReceivedMessage, any Error>
+        var continuation: CheckedContinuation<Result<ReceivedMessage, MessagingError>, Never>
         /// Sleeps until the receive's deadline; cancelled when the receive ends otherwise.
         var timeout: Task<Void, Never>
     }
     private struct State {
         var queue: [ReceivedMessage] = []
         var waiter: Waiter?
-        var failure: (any Error)?
+        var failure: MessagingError?
         var nextWaiterID: UInt64 = 0
     }
 
@@ -32,34 +32,35 @@ final class Mailbox: Sendable {
             return nil
         }
         waiter?.timeout.cancel()
-        waiter?.continuation.resume(returning: message)
+        waiter?.continuation.resume(returning: .success(message))
     }
 
     /// Ends the mailbox: the current and every later receive throws `error`.
-    func fail(_ error: any Error) {
+    func fail(_ error: MessagingError) {
         let waiter = state.withLock { s -> Waiter? in
             if s.failure == nil { s.failure = error }
             defer { s.waiter = nil }
             return s.waiter
         }
         waiter?.timeout.cancel()
-        waiter?.continuation.resume(throwing: error)
+        waiter?.continuation.resume(returning: .failure(error))
     }
 
     /// The next message; throws `onTimeout()` when none comes within `timeout` on the clock,
-    /// and `CancellationError` at once if the task is cancelled.
-    func receive(timeout: Duration, onTimeout: @escaping @Sendable () -> any Error) async throws -> ReceivedMessage {
+    /// and `cancelled` at once if the task is cancelled.
+    func receive(timeout: Duration,
+                 onTimeout: @escaping @Sendable () -> MessagingError) async throws(MessagingError) -> ReceivedMessage {
         let id = state.withLock { s -> UInt64 in
             s.nextWaiterID += 1
             return s.nextWaiterID
         }
         let deadline = clock.deadline(after: timeout)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<ReceivedMessage, any Error>) in
-                let outcome: Result<ReceivedMessage, any Error>? = state.withLock { s in
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<ReceivedMessage, MessagingError>, Never>) in
+                let outcome: Result<ReceivedMessage, MessagingError>? = state.withLock { s in
                     if !s.queue.isEmpty { return .success(s.queue.removeFirst()) }
                     if let f = s.failure { return .failure(f) }
-                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if Task.isCancelled { return .failure(.cancelled) }
                     let clock = self.clock
                     let timeout = Task { [weak self] in
                         do { try await clock.sleep(until: deadline) } catch { return }
@@ -68,21 +69,21 @@ final class Mailbox: Sendable {
                     s.waiter = Waiter(id: id, continuation: continuation, timeout: timeout)
                     return nil
                 }
-                if let outcome { continuation.resume(with: outcome) }
+                if let outcome { continuation.resume(returning: outcome) }
             }
         } onCancel: {
-            end(id, throwing: CancellationError())
-        }
+            end(id, throwing: .cancelled)
+        }.get()
     }
 
     /// Ends receive `id` with `error`, if it is still waiting.
-    private func end(_ id: UInt64, throwing error: any Error) {
+    private func end(_ id: UInt64, throwing error: MessagingError) {
         let waiter = state.withLock { s -> Waiter? in
             guard let w = s.waiter, w.id == id else { return nil }
             s.waiter = nil
             return w
         }
         waiter?.timeout.cancel()
-        waiter?.continuation.resume(throwing: error)
+        waiter?.continuation.resume(returning: .failure(error))
     }
 }

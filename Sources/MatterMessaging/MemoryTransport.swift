@@ -42,8 +42,8 @@ public final class MemoryTransport: MessageTransport {
 
     public var address: PeerAddress { MemoryNetwork.address(port: localPort) }
 
-    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws {
-        guard bytes.count <= maximumMessageSize else { throw MessageError.tooLarge(bytes.count) }
+    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
+        guard bytes.count <= maximumMessageSize else { throw MessagingError.tooLarge(bytes.count) }
         network.deliver(bytes, from: localPort, to: peer)
     }
 
@@ -89,7 +89,7 @@ public final class FaultInjectingTransport: MessageTransport {
     public var statistics: Statistics { state.withLock { $0.stats } }
     public func close() { inner.close() }
 
-    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws {
+    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
         // Decide every fault under the lock, then send outside it.
         var out: [(bytes: [UInt8], peer: PeerAddress)] = []
         var delay: Milliseconds = 0

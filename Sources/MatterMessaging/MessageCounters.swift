@@ -22,7 +22,7 @@ public struct MessageCounter: Sendable {
 
     /// The counter for the next message. A non-wrapping counter that is exhausted ends the
     /// session (the caller must establish a new one).
-    public mutating func next() throws(MessageError) -> UInt32 {
+    public mutating func next() throws(MessagingError) -> UInt32 {
         if current == .max && !wraps { throw .invalidHeader("the session's message counter is exhausted") }
         current &+= 1
         return current
@@ -74,7 +74,7 @@ public struct MessageReceptionState: Sendable {
     }
 
     /// Records `counter`, or throws `duplicate` if it was seen or is a replay.
-    public mutating func accept(_ counter: UInt32) throws(MessageError) {
+    public mutating func accept(_ counter: UInt32) throws(MessagingError) {
         try record(counter)
         if policy == .rollover {
             if recent.count == Self.rolloverMemory { recent.removeFirst() }
@@ -82,7 +82,7 @@ public struct MessageReceptionState: Sendable {
         }
     }
 
-    private mutating func record(_ counter: UInt32) throws(MessageError) {
+    private mutating func record(_ counter: UInt32) throws(MessagingError) {
         guard let max = maxCounter else {
             maxCounter = counter
             return

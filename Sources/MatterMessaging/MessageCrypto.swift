@@ -31,7 +31,7 @@ public enum MessageCrypto {
     /// Encrypts a message: `payload` is the protocol header and application payload.
     /// `nonceNodeID` is the sender's node ID for the nonce (0 for PASE sessions).
     public static func seal(header: MessageHeader, payload: [UInt8], key: SecretBytes, nonceNodeID: UInt64,
-                            privacyKey: SecretBytes? = nil) throws(MessageError) -> [UInt8] {
+                            privacyKey: SecretBytes? = nil) throws(MessagingError) -> [UInt8] {
         var header = header
         header.privacy = privacyKey != nil
         let clearHeader = header.encoded()
@@ -52,7 +52,7 @@ public enum MessageCrypto {
     /// Decrypts a frame whose header was already read (deobfuscated first if the P flag is set).
     /// Returns the header and the decrypted protocol header + payload.
     public static func open(frame: [UInt8], key: SecretBytes, nonceNodeID: UInt64? = nil,
-                            privacyKey: SecretBytes? = nil) throws(MessageError) -> (MessageHeader, [UInt8]) {
+                            privacyKey: SecretBytes? = nil) throws(MessagingError) -> (MessageHeader, [UInt8]) {
         var frame = frame
         guard frame.count >= 4 else { throw .truncated(offset: frame.count) }
         if frame[3] & MessageHeader.Flag.privacy != 0 {
@@ -75,7 +75,7 @@ public enum MessageCrypto {
 
     /// XORs the privacy-protected header bytes (counter, source and destination IDs) with
     /// AES-CTR(privacy key, privacy nonce); the same call hides and reveals them.
-    static func obfuscate(_ frame: inout [UInt8], header: MessageHeader, privacyKey: SecretBytes) throws(MessageError) {
+    static func obfuscate(_ frame: inout [UInt8], header: MessageHeader, privacyKey: SecretBytes) throws(MessagingError) {
         var length = 4  // message counter
         if header.sourceNodeID != nil { length += 8 }
         switch header.destination {

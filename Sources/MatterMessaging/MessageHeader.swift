@@ -88,7 +88,7 @@ public struct MessageHeader: Hashable, Sendable {
     }
 
     /// Decodes the header at the start of `bytes`; returns it with its length.
-    public static func decode(_ bytes: [UInt8]) throws(MessageError) -> (MessageHeader, Int) {
+    public static func decode(_ bytes: [UInt8]) throws(MessagingError) -> (MessageHeader, Int) {
         var r = ByteReader(bytes)
         let flags = try r.u8()
         guard flags >> 4 == 0 else { throw .unsupportedVersion(flags >> 4) }

@@ -81,7 +81,7 @@ public struct ProtocolHeader: Hashable, Sendable {
     }
 
     /// Decodes the protocol header at the start of a (decrypted) payload; returns it with its length.
-    public static func decode(_ bytes: [UInt8]) throws(MessageError) -> (ProtocolHeader, Int) {
+    public static func decode(_ bytes: [UInt8]) throws(MessagingError) -> (ProtocolHeader, Int) {
         var r = ByteReader(bytes)
         let flags = try r.u8()
         let opcode = try r.u8()

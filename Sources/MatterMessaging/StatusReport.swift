@@ -61,7 +61,7 @@ public struct StatusReport: Hashable, Sendable {
         return out + data
     }
 
-    public static func decode(_ bytes: [UInt8]) throws(MessageError) -> StatusReport {
+    public static func decode(_ bytes: [UInt8]) throws(MessagingError) -> StatusReport {
         var r = ByteReader(bytes)
         let general = try r.u16()
         let proto = try r.u32()

@@ -111,7 +111,7 @@ public struct Datagram: Sendable {
 /// A datagram transport: real UDP, an in-memory network for tests, or a fault-injecting wrapper.
 public protocol MessageTransport: Sendable {
     /// Sends one datagram; may throw on a local error (no route, closed socket).
-    func send(_ bytes: [UInt8], to peer: PeerAddress) async throws
+    func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError)
     /// The datagrams that arrive, for one consumer.
     var incoming: AsyncStream<Datagram> { get }
     /// The local UDP port, where there is one.

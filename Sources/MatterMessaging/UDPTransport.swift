@@ -6,15 +6,6 @@ import Synchronization
 import Glibc
 #endif
 
-/// Errors of the UDP transport, with the OS error number.
-public struct TransportError: Error, Hashable, Sendable, CustomStringConvertible {
-    public let operation: String
-    public let errno: Int32
-    public var description: String {
-        "UDP \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
-    }
-}
-
 /// A dual-stack UDP socket (IPv6 and IPv4-mapped) that reports each datagram's arrival interface,
 /// so replies to fe80:: peers go out the interface they came in on.
 public final class UDPTransport: MessageTransport, @unchecked Sendable {
@@ -26,14 +17,14 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
 
     /// Opens a socket on `port` (0 picks a free one). `netnsPath` (e.g. /run/netns/NAME)
     /// opens it inside another network namespace.
-    public init(port: UInt16 = 0, netnsPath: String? = nil) throws {
+    public init(port: UInt16 = 0, netnsPath: String? = nil) throws(MessagingError) {
         let fd: Int32
         if let netnsPath {
             fd = try Self.openInNamespace(netnsPath, port: port)
         } else {
             fd = cnet_udp_open(port)
         }
-        guard fd >= 0 else { throw TransportError(operation: "bind to port \(port)", errno: -fd) }
+        guard fd >= 0 else { throw MessagingError.transport(operation: "bind to port \(port)", errno: -fd) }
         localPort = UInt16(truncatingIfNeeded: cnet_local_port(fd))
         state = Mutex(fd)
         let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(512))
@@ -61,16 +52,16 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
         source.resume()
     }
 
-    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws {
-        guard bytes.count <= maximumMessageSize else { throw MessageError.tooLarge(bytes.count) }
-        try state.withLock { fd in
-            guard fd >= 0 else { throw TransportError(operation: "send", errno: EBADF) }
+    public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
+        guard bytes.count <= maximumMessageSize else { throw MessagingError.tooLarge(bytes.count) }
+        try state.withLock { fd throws(MessagingError) in
+            guard fd >= 0 else { throw MessagingError.transport(operation: "send", errno: EBADF) }
             let n = bytes.withUnsafeBufferPointer { b in
                 peer.ip.withUnsafeBufferPointer { a in
                     cnet_send(fd, b.baseAddress, b.count, a.baseAddress, peer.port, peer.interfaceIndex)
                 }
             }
-            if n < 0 { throw TransportError(operation: "send to \(peer)", errno: Int32(-n)) }
+            if n < 0 { throw MessagingError.transport(operation: "send to \(peer)", errno: Int32(-n)) }
         }
     }
 
@@ -85,7 +76,7 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
     deinit { close() }
 
     /// setns applies to the calling thread only: open the socket on a short-lived thread.
-    private static func openInNamespace(_ path: String, port: UInt16) throws -> Int32 {
+    private static func openInNamespace(_ path: String, port: UInt16) throws(MessagingError) -> Int32 {
         final class Box: @unchecked Sendable { var fd: Int32 = -EINVAL }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
@@ -96,7 +87,7 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
         }
         thread.start()
         done.wait()
-        if box.fd < 0 { throw TransportError(operation: "open in namespace \(path)", errno: -box.fd) }
+        if box.fd < 0 { throw MessagingError.transport(operation: "open in namespace \(path)", errno: -box.fd) }
         return box.fd
     }
 }

@@ -32,13 +32,15 @@ public enum CASEInitiator {
         do { exchange = try await manager.newExchange(on: unsecured) } catch { throw .internalError("\(error)") }
         // The ID's reservation ends here if no session took it (a failed handshake).
         defer { Task { await exchange.close(); await manager.removeSession(unsecured); await manager.releaseSessionID(sessionID) } }
+        let messenger = SecureChannelMessenger(exchange, timeout: timeout)
 
+        // 1. Sigma1.
         let ephemeral = P256PrivateKey()
         let random = SecureRandom.bytes(32)
         var resumeMIC: [UInt8]?
         if let r = resumption {
-            resumeMIC = try crypto { try CASEKeys.sigma1ResumeMIC(sharedSecret: r.sharedSecret, initiatorRandom: random,
-                                                                  resumptionID: r.resumptionID) }
+            resumeMIC = try crypto(CASEKeys.sigma1ResumeMIC(sharedSecret: r.sharedSecret, initiatorRandom: random,
+                                                            resumptionID: r.resumptionID))
         }
         let sigma1 = Sigma1(
             initiatorRandom: random, initiatorSessionID: sessionID,
@@ -47,122 +49,121 @@ public enum CASEInitiator {
             initiatorEphemeralPublicKey: ephemeral.publicKey.x962Representation, initiatorSessionParameters: parameters,
             resumptionID: resumption?.resumptionID, initiatorResumeMIC: resumeMIC)
         let sigma1Bytes = sigma1.encoded()
-        try await PASE.send(.sigma1, sigma1Bytes, step: "CASE Sigma1", on: exchange)
-
-        let reply: ReceivedMessage
-        do { reply = try await exchange.receive(timeout: timeout) } catch let e as ExchangeError {
-            throw .noResponse(step: "CASE Sigma2", underlying: e)
-        } catch { throw .internalError("\(error)") }
-        if reply.isStatusReport {
-            let report = (try? StatusReport.decode(reply.payload))
-                ?? StatusReport(generalCode: .failure, protocolID: .secureChannel, protocolCode: 0xFFFF)
-            if report.protocolID == .secureChannel && report.protocolCode == StatusReport.SecureChannelCode.noSharedTrustRoots {
-                throw .noSharedTrustRoots
-            }
-            throw .peerReportedFailure(step: "CASE Sigma1", report: report)
-        }
+        try await messenger.send(.sigma1, sigma1Bytes, step: "CASE Sigma1")
+        let reply = try await messenger.expect(oneOf: resumption == nil ? [.sigma2] : [.sigma2, .sigma2Resume], step: "CASE Sigma2")
 
         // 2. Resumption accepted.
-        if reply.opcode == SecureChannelOpcode.sigma2Resume.rawValue, let r = resumption {
+        if reply.opcode == SecureChannelOpcode.sigma2Resume.rawValue, let record = resumption {
             let resume = try Sigma2Resume(decoding: reply.payload)
-            let expected = try crypto { try CASEKeys.sigma2ResumeMIC(sharedSecret: r.sharedSecret, initiatorRandom: random,
-                                                                     resumptionID: resume.resumptionID) }
-            guard ConstantTime.equals(expected, resume.sigma2ResumeMIC) else {
-                try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-                throw .peerAuthenticationFailed("the Sigma2_Resume MIC does not verify")
-            }
-            let keys = try crypto { try CASEKeys.resumedSessionKeys(sharedSecret: r.sharedSecret, initiatorRandom: random,
-                                                                    resumptionID: resume.resumptionID) }
+            let keys = try await checkSigma2Resume(messenger, resume, record: record, initiatorRandom: random)
             let handle = await manager.addSecureSession(SecureSessionParameters(
                 localSessionID: sessionID, peerSessionID: resume.responderSessionID, encryptKey: keys.i2r,
-                decryptKey: keys.r2i, attestationChallenge: keys.challenge, localNodeID: fabric.nodeID, peerNodeID: r.peerNodeID,
+                decryptKey: keys.r2i, attestationChallenge: keys.challenge, localNodeID: fabric.nodeID, peerNodeID: record.peerNodeID,
                 peerAddress: await exchange.peerAddress() ?? peer, peerMRP: resume.responderSessionParameters?.mrp ?? peerMRP,
-                peer: .operational(fabricIndex: fabric.fabricIndex, nodeID: r.peerNodeID, caseAuthenticatedTags: r.peerCATs),
+                peer: .operational(fabricIndex: fabric.fabricIndex, nodeID: record.peerNodeID, caseAuthenticatedTags: record.peerCATs),
                 isInitiator: true))
-            try? await exchange.sendStatusReport(PASE.success)
-            var record = r
-            record.resumptionID = resume.resumptionID
-            return Result(session: handle, resumption: record, resumed: true)
+            await messenger.succeed()
+            var resumed = record
+            resumed.resumptionID = resume.resumptionID
+            return Result(session: handle, resumption: resumed, resumed: true)
         }
 
         // 3. Sigma2.
-        guard reply.protocolID == .secureChannel, reply.opcode == SecureChannelOpcode.sigma2.rawValue else {
-            throw .unexpectedMessage(step: "CASE Sigma2", opcode: reply.opcode)
-        }
         let sigma2 = try Sigma2(decoding: reply.payload)
-        let responderKey: P256PublicKey
-        do { responderKey = try P256PublicKey(x962Representation: sigma2.responderEphemeralPublicKey) } catch {
-            throw .malformed(message: "Sigma2", reason: "the responder's ephemeral key is not a P-256 point")
-        }
-        let shared = try crypto { try ephemeral.sharedSecret(with: responderKey) }
-        let s2k = try crypto { try CASEKeys.sigma2Key(sharedSecret: shared, ipk: fabric.ipk, responderRandom: sigma2.responderRandom,
-                                                      responderEphemeralKey: sigma2.responderEphemeralPublicKey, sigma1: sigma1Bytes) }
-        let tbe2: [UInt8]
-        do {
-            tbe2 = try AESCCM.open(key: s2k.bytes, nonce: CASEKeys.sigma2Nonce, ciphertextAndTag: sigma2.encrypted2, additionalData: [])
-        } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .peerAuthenticationFailed("Sigma2's encrypted part does not decrypt (the peer is not on this fabric)")
-        }
-        let fields = try SigmaData.readTBE(tbe2, "TBEData2", withResumptionID: true)
-        let peerCreds: (identity: OperationalIdentity, publicKey: P256PublicKey)
-        do {
-            peerCreds = try PeerCredentials.validate(noc: fields.noc, icac: fields.icac, fabric: fabric, now: now)
-        } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw error
-        }
-        guard peerCreds.identity.nodeID.rawValue == peerNodeID else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .peerAuthenticationFailed("it is node \(peerCreds.identity.nodeID), not the node we asked for")
-        }
-        let tbs2 = SigmaData.tbs(noc: fields.noc, icac: fields.icac, senderKey: sigma2.responderEphemeralPublicKey,
-                                 receiverKey: ephemeral.publicKey.x962Representation)
-        guard let sig2 = try? P256Signature(rawRepresentation: fields.signature),
-              peerCreds.publicKey.isValidSignature(sig2, for: tbs2) else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .peerAuthenticationFailed("the Sigma2 signature does not verify")
-        }
+        let responder = try await checkSigma2(messenger, sigma2, ephemeral: ephemeral, fabric: fabric, peerNodeID: peerNodeID,
+                                              sigma1: sigma1Bytes, now: now)
 
-        // 4. Sigma3.
-        let tbs3 = SigmaData.tbs(noc: fabric.noc, icac: fabric.icac, senderKey: ephemeral.publicKey.x962Representation,
-                                 receiverKey: sigma2.responderEphemeralPublicKey)
-        let signature3 = try crypto { try fabric.operationalKey.signature(for: tbs3).rawRepresentation }
-        let s3k = try crypto { try CASEKeys.sigma3Key(sharedSecret: shared, ipk: fabric.ipk, sigma1: sigma1Bytes, sigma2: reply.payload) }
-        let encrypted3 = try crypto {
-            try AESCCM.seal(key: s3k.bytes, nonce: CASEKeys.sigma3Nonce,
-                            plaintext: SigmaData.tbe(noc: fabric.noc, icac: fabric.icac, signature: signature3, resumptionID: nil),
-                            additionalData: [])
-        }
-        let sigma3Bytes = Sigma3Codec.encode(encrypted3)
-        try await PASE.send(.sigma3, sigma3Bytes, step: "CASE Sigma3", on: exchange)
-
-        // 5. The responder's verdict.
-        let verdict: ReceivedMessage
-        do { verdict = try await exchange.receive(timeout: timeout) } catch let e as ExchangeError {
-            throw .noResponse(step: "CASE StatusReport", underlying: e)
-        } catch { throw .internalError("\(error)") }
-        guard verdict.isStatusReport, let report = try? StatusReport.decode(verdict.payload) else {
-            throw .unexpectedMessage(step: "CASE StatusReport", opcode: verdict.opcode)
-        }
-        guard report.isSuccess else { throw .peerReportedFailure(step: "CASE Sigma3", report: report) }
-
-        let keys = try crypto { try CASEKeys.sessionKeys(sharedSecret: shared, ipk: fabric.ipk, sigma1: sigma1Bytes,
-                                                         sigma2: reply.payload, sigma3: sigma3Bytes) }
-        let cats = peerCreds.identity.caseAuthenticatedTags.map(\.rawValue)
+        // 4-5. Sigma3 and the responder's verdict.
+        let sigma3Bytes = try await sigma3(messenger, ephemeral: ephemeral, sigma2: sigma2, sigma2Bytes: reply.payload,
+                                           shared: responder.shared, fabric: fabric, sigma1: sigma1Bytes)
+        let keys = try crypto(CASEKeys.sessionKeys(sharedSecret: responder.shared, ipk: fabric.ipk, sigma1: sigma1Bytes,
+                                                   sigma2: reply.payload, sigma3: sigma3Bytes))
+        let cats = responder.identity.caseAuthenticatedTags.map(\.rawValue)
         let handle = await manager.addSecureSession(SecureSessionParameters(
             localSessionID: sessionID, peerSessionID: sigma2.responderSessionID, encryptKey: keys.i2r, decryptKey: keys.r2i,
             attestationChallenge: keys.challenge, localNodeID: fabric.nodeID, peerNodeID: peerNodeID,
             peerAddress: await exchange.peerAddress() ?? peer, peerMRP: sigma2.responderSessionParameters?.mrp ?? peerMRP,
             peer: .operational(fabricIndex: fabric.fabricIndex, nodeID: peerNodeID, caseAuthenticatedTags: cats),
             isInitiator: true))
-        let record = CASEResumptionRecord(resumptionID: fields.resumptionID ?? [], sharedSecret: shared,
+        let record = CASEResumptionRecord(resumptionID: responder.resumptionID ?? [], sharedSecret: responder.shared,
                                           fabricIndex: fabric.fabricIndex, peerNodeID: peerNodeID, peerCATs: cats)
         return Result(session: handle, resumption: record, resumed: false)
     }
 
-    /// Runs a crypto step, turning its error into `internalError`.
-    static func crypto<T>(_ body: () throws -> T) throws(SecureChannelError) -> T {
-        do { return try body() } catch { throw .internalError("\(error)") }
+    /// Step 2: Sigma2_Resume's MIC must verify under the remembered shared secret; then the
+    /// resumed session's keys.
+    private static func checkSigma2Resume(_ messenger: SecureChannelMessenger, _ resume: Sigma2Resume, record: CASEResumptionRecord,
+                                          initiatorRandom: [UInt8]) async throws(SecureChannelError)
+        -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
+        let expected = try crypto(CASEKeys.sigma2ResumeMIC(sharedSecret: record.sharedSecret, initiatorRandom: initiatorRandom,
+                                                           resumptionID: resume.resumptionID))
+        guard ConstantTime.equals(expected, resume.sigma2ResumeMIC) else {
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .peerAuthenticationFailed("the Sigma2_Resume MIC does not verify"))
+        }
+        return try crypto(CASEKeys.resumedSessionKeys(sharedSecret: record.sharedSecret, initiatorRandom: initiatorRandom,
+                                                      resumptionID: resume.resumptionID))
+    }
+
+    /// What a verified Sigma2 tells the initiator.
+    private struct VerifiedResponder {
+        var identity: OperationalIdentity
+        var shared: SecretBytes
+        var resumptionID: [UInt8]?
+    }
+
+    /// Step 3: ECDH with the responder's ephemeral key, decrypt TBE2, validate its NOC chain and
+    /// that it is `peerNodeID`, verify the TBS2 signature. Each refusal is reported to the peer.
+    private static func checkSigma2(_ messenger: SecureChannelMessenger, _ sigma2: Sigma2, ephemeral: P256PrivateKey,
+                                    fabric: FabricCredentials, peerNodeID: UInt64, sigma1: [UInt8],
+                                    now: MatterEpochTime?) async throws(SecureChannelError) -> VerifiedResponder {
+        let invalid = StatusReport.SecureChannelCode.invalidParameter
+        let responderKey: P256PublicKey
+        do { responderKey = try P256PublicKey(x962Representation: sigma2.responderEphemeralPublicKey) } catch {
+            throw .malformed(message: "Sigma2", reason: "the responder's ephemeral key is not a P-256 point")
+        }
+        let shared = try crypto(ephemeral.sharedSecret(with: responderKey))
+        let s2k = try crypto(CASEKeys.sigma2Key(sharedSecret: shared, ipk: fabric.ipk, responderRandom: sigma2.responderRandom,
+                                                responderEphemeralKey: sigma2.responderEphemeralPublicKey, sigma1: sigma1))
+        guard let tbe2 = try? AESCCM.open(key: s2k.bytes, nonce: CASEKeys.sigma2Nonce, ciphertextAndTag: sigma2.encrypted2,
+                                          additionalData: []) else {
+            throw await messenger.fail(invalid, .peerAuthenticationFailed(
+                "Sigma2's encrypted part does not decrypt (the peer is not on this fabric)"))
+        }
+        let fields = try SigmaData.readTBE(tbe2, "TBEData2", withResumptionID: true)
+        let credentials: (identity: OperationalIdentity, publicKey: P256PublicKey)
+        do throws(SecureChannelError) {
+            credentials = try PeerCredentials.validate(noc: fields.noc, icac: fields.icac, fabric: fabric, now: now)
+        } catch {
+            throw await messenger.fail(invalid, error)
+        }
+        guard credentials.identity.nodeID.rawValue == peerNodeID else {
+            throw await messenger.fail(invalid, .peerAuthenticationFailed(
+                "it is node \(credentials.identity.nodeID), not the node we asked for"))
+        }
+        let tbs2 = SigmaData.tbs(noc: fields.noc, icac: fields.icac, senderKey: sigma2.responderEphemeralPublicKey,
+                                 receiverKey: ephemeral.publicKey.x962Representation)
+        guard let signature = try? P256Signature(rawRepresentation: fields.signature),
+              credentials.publicKey.isValidSignature(signature, for: tbs2) else {
+            throw await messenger.fail(invalid, .peerAuthenticationFailed("the Sigma2 signature does not verify"))
+        }
+        return VerifiedResponder(identity: credentials.identity, shared: shared, resumptionID: fields.resumptionID)
+    }
+
+    /// Steps 4-5: Sigma3 (our NOC chain and TBS3 signature, encrypted with S3K) -> the
+    /// responder's StatusReport. Returns Sigma3 as sent, for the session keys.
+    private static func sigma3(_ messenger: SecureChannelMessenger, ephemeral: P256PrivateKey, sigma2: Sigma2, sigma2Bytes: [UInt8],
+                               shared: SecretBytes, fabric: FabricCredentials,
+                               sigma1: [UInt8]) async throws(SecureChannelError) -> [UInt8] {
+        let tbs3 = SigmaData.tbs(noc: fabric.noc, icac: fabric.icac, senderKey: ephemeral.publicKey.x962Representation,
+                                 receiverKey: sigma2.responderEphemeralPublicKey)
+        let signature3 = try crypto(fabric.operationalKey.signature(for: tbs3).rawRepresentation)
+        let s3k = try crypto(CASEKeys.sigma3Key(sharedSecret: shared, ipk: fabric.ipk, sigma1: sigma1, sigma2: sigma2Bytes))
+        let tbe3 = SigmaData.tbe(noc: fabric.noc, icac: fabric.icac, signature: signature3, resumptionID: nil)
+        let encrypted3 = try crypto(AESCCM.seal(key: s3k.bytes, nonce: CASEKeys.sigma3Nonce, plaintext: tbe3, additionalData: []))
+        let sigma3Bytes = Sigma3Codec.encode(encrypted3)
+        try await messenger.send(.sigma3, sigma3Bytes, step: "CASE Sigma3")
+        try await messenger.expectSuccess(step: "CASE Sigma3")
+        return sigma3Bytes
     }
 }

@@ -19,14 +19,14 @@ public enum CASEKeys {
 
     /// S2K = HKDF(shared secret, IPK || responder random || responder key || SHA-256(Sigma1), "Sigma2").
     public static func sigma2Key(sharedSecret: SecretBytes, ipk: SecretBytes, responderRandom: [UInt8],
-                                 responderEphemeralKey: [UInt8], sigma1: [UInt8]) throws -> SecretBytes {
+                                 responderEphemeralKey: [UInt8], sigma1: [UInt8]) throws(CryptoError) -> SecretBytes {
         let salt = ipk.bytes + responderRandom + responderEphemeralKey + SHA256.hash(sigma1)
         return SecretBytes(try HKDF.deriveKey(inputKeyMaterial: sharedSecret.bytes, salt: salt,
                                               info: Array("Sigma2".utf8), outputByteCount: 16))
     }
 
     /// S3K = HKDF(shared secret, IPK || SHA-256(Sigma1 || Sigma2), "Sigma3").
-    public static func sigma3Key(sharedSecret: SecretBytes, ipk: SecretBytes, sigma1: [UInt8], sigma2: [UInt8]) throws -> SecretBytes {
+    public static func sigma3Key(sharedSecret: SecretBytes, ipk: SecretBytes, sigma1: [UInt8], sigma2: [UInt8]) throws(CryptoError) -> SecretBytes {
         let salt = ipk.bytes + SHA256.hash(sigma1 + sigma2)
         return SecretBytes(try HKDF.deriveKey(inputKeyMaterial: sharedSecret.bytes, salt: salt,
                                               info: Array("Sigma3".utf8), outputByteCount: 16))
@@ -34,14 +34,14 @@ public enum CASEKeys {
 
     /// I2R || R2I || attestation challenge = HKDF(shared secret, IPK || SHA-256(Sigma1 || Sigma2 || Sigma3), "SessionKeys").
     public static func sessionKeys(sharedSecret: SecretBytes, ipk: SecretBytes, sigma1: [UInt8], sigma2: [UInt8],
-                                   sigma3: [UInt8]) throws -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
+                                   sigma3: [UInt8]) throws(CryptoError) -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
         let salt = ipk.bytes + SHA256.hash(sigma1 + sigma2 + sigma3)
         return try split(HKDF.deriveKey(inputKeyMaterial: sharedSecret.bytes, salt: salt,
                                         info: Array("SessionKeys".utf8), outputByteCount: 48))
     }
 
     /// Keys of a resumed session: HKDF(shared secret, initiator random || new resumption ID, "SessionResumptionKeys").
-    public static func resumedSessionKeys(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws
+    public static func resumedSessionKeys(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws(CryptoError)
         -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
         try split(HKDF.deriveKey(inputKeyMaterial: sharedSecret.bytes, salt: initiatorRandom + resumptionID,
                                  info: Array("SessionResumptionKeys".utf8), outputByteCount: 48))
@@ -50,18 +50,18 @@ public enum CASEKeys {
     /// The resumption MIC: the AES-CCM tag over nothing, keyed by HKDF(shared secret,
     /// initiator random || resumption ID, info) (info "Sigma1_Resume" / "Sigma2_Resume").
     static func resumeMIC(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8],
-                          info: String, nonce: [UInt8]) throws -> [UInt8] {
+                          info: String, nonce: [UInt8]) throws(CryptoError) -> [UInt8] {
         let key = try HKDF.deriveKey(inputKeyMaterial: sharedSecret.bytes, salt: initiatorRandom + resumptionID,
                                      info: Array(info.utf8), outputByteCount: 16)
         return try AESCCM.seal(key: key, nonce: nonce, plaintext: [], additionalData: [])
     }
 
-    public static func sigma1ResumeMIC(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws -> [UInt8] {
+    public static func sigma1ResumeMIC(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws(CryptoError) -> [UInt8] {
         try resumeMIC(sharedSecret: sharedSecret, initiatorRandom: initiatorRandom, resumptionID: resumptionID,
                       info: "Sigma1_Resume", nonce: resume1Nonce)
     }
 
-    public static func sigma2ResumeMIC(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws -> [UInt8] {
+    public static func sigma2ResumeMIC(sharedSecret: SecretBytes, initiatorRandom: [UInt8], resumptionID: [UInt8]) throws(CryptoError) -> [UInt8] {
         try resumeMIC(sharedSecret: sharedSecret, initiatorRandom: initiatorRandom, resumptionID: resumptionID,
                       info: "Sigma2_Resume", nonce: resume2Nonce)
     }

@@ -54,6 +54,7 @@ public final class CASEResponder: Sendable {
     }
 
     private func run(_ exchange: Exchange, first: ReceivedMessage) async throws(SecureChannelError) -> (SessionHandle, SessionPeer)? {
+        let messenger = SecureChannelMessenger(exchange)
         let sigma1 = try Sigma1(decoding: first.payload)
         let candidates = fabrics.withLock { $0 }
         guard let fabric = candidates.first(where: {
@@ -61,8 +62,7 @@ public final class CASEResponder: Sendable {
                                                        rootPublicKey: $0.rootPublicKey, fabricID: $0.fabricID,
                                                        nodeID: $0.nodeID), sigma1.destinationID)
         }) else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.noSharedTrustRoots))
-            throw .noSharedTrustRoots
+            throw await messenger.fail(StatusReport.SecureChannelCode.noSharedTrustRoots, .noSharedTrustRoots)
         }
         let sessionID = await manager.allocateSessionID()
         let peerMRP = sigma1.initiatorSessionParameters?.mrp ?? .default
@@ -74,10 +74,10 @@ public final class CASEResponder: Sendable {
                                                         initiatorRandom: sigma1.initiatorRandom, resumptionID: rid),
            ConstantTime.equals(expected, mic) {
             let newID = SecureRandom.bytes(16)
-            let mic2 = try CASEInitiator.crypto { try CASEKeys.sigma2ResumeMIC(sharedSecret: record.sharedSecret,
-                                                                              initiatorRandom: sigma1.initiatorRandom, resumptionID: newID) }
-            let keys = try CASEInitiator.crypto { try CASEKeys.resumedSessionKeys(sharedSecret: record.sharedSecret,
-                                                                                  initiatorRandom: sigma1.initiatorRandom, resumptionID: newID) }
+            let mic2 = try crypto(CASEKeys.sigma2ResumeMIC(sharedSecret: record.sharedSecret,
+                                                           initiatorRandom: sigma1.initiatorRandom, resumptionID: newID))
+            let keys = try crypto(CASEKeys.resumedSessionKeys(sharedSecret: record.sharedSecret,
+                                                              initiatorRandom: sigma1.initiatorRandom, resumptionID: newID))
             let peer = SessionPeer.operational(fabricIndex: fabric.fabricIndex, nodeID: record.peerNodeID,
                                                caseAuthenticatedTags: record.peerCATs)
             let handle = await manager.addSecureSession(SecureSessionParameters(
@@ -92,8 +92,8 @@ public final class CASEResponder: Sendable {
             }
             let resume = Sigma2Resume(resumptionID: newID, sigma2ResumeMIC: mic2, responderSessionID: sessionID,
                                       responderSessionParameters: parameters)
-            try await PASE.send(.sigma2Resume, resume.encoded(), step: "CASE Sigma2_Resume", on: exchange)
-            try await PASE.expectSuccess(step: "CASE resumption", on: exchange, timeout: .seconds(30))
+            try await messenger.send(.sigma2Resume, resume.encoded(), step: "CASE Sigma2_Resume")
+            try await messenger.expectSuccess(step: "CASE resumption")
             return (handle, peer)
         }
 
@@ -101,55 +101,47 @@ public final class CASEResponder: Sendable {
         let ephemeral = P256PrivateKey()
         let initiatorKey: P256PublicKey
         do { initiatorKey = try P256PublicKey(x962Representation: sigma1.initiatorEphemeralPublicKey) } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .malformed(message: "Sigma1", reason: "the initiator's ephemeral key is not a P-256 point")
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .malformed(message: "Sigma1", reason: "the initiator's ephemeral key is not a P-256 point"))
         }
-        let shared = try CASEInitiator.crypto { try ephemeral.sharedSecret(with: initiatorKey) }
+        let shared = try crypto(ephemeral.sharedSecret(with: initiatorKey))
         let random = SecureRandom.bytes(32)
         let resumptionID = SecureRandom.bytes(16)
         let myKey = ephemeral.publicKey.x962Representation
         let tbs2 = SigmaData.tbs(noc: fabric.noc, icac: fabric.icac, senderKey: myKey, receiverKey: sigma1.initiatorEphemeralPublicKey)
         let signed2 = signsWrongSigma2Bytes.withLock { $0 } ? tbs2 + [0] : tbs2
-        let signature2 = try CASEInitiator.crypto { try fabric.operationalKey.signature(for: signed2).rawRepresentation }
-        let s2k = try CASEInitiator.crypto { try CASEKeys.sigma2Key(sharedSecret: shared, ipk: fabric.ipk, responderRandom: random,
-                                                                    responderEphemeralKey: myKey, sigma1: first.payload) }
-        let encrypted2 = try CASEInitiator.crypto {
-            try AESCCM.seal(key: s2k.bytes, nonce: CASEKeys.sigma2Nonce,
-                            plaintext: SigmaData.tbe(noc: fabric.noc, icac: fabric.icac, signature: signature2, resumptionID: resumptionID),
-                            additionalData: [])
-        }
+        let signature2 = try crypto(fabric.operationalKey.signature(for: signed2).rawRepresentation)
+        let s2k = try crypto(CASEKeys.sigma2Key(sharedSecret: shared, ipk: fabric.ipk, responderRandom: random,
+                                                responderEphemeralKey: myKey, sigma1: first.payload))
+        let tbe2 = SigmaData.tbe(noc: fabric.noc, icac: fabric.icac, signature: signature2, resumptionID: resumptionID)
+        let encrypted2 = try crypto(AESCCM.seal(key: s2k.bytes, nonce: CASEKeys.sigma2Nonce, plaintext: tbe2, additionalData: []))
         let sigma2Bytes = Sigma2(responderRandom: random, responderSessionID: sessionID, responderEphemeralPublicKey: myKey,
                                  encrypted2: encrypted2, responderSessionParameters: parameters).encoded()
-        try await PASE.send(.sigma2, sigma2Bytes, step: "CASE Sigma2", on: exchange)
+        try await messenger.send(.sigma2, sigma2Bytes, step: "CASE Sigma2")
 
         // Sigma3: decrypt, validate the initiator's chain, verify its signature.
-        let m3 = try await PASE.expect(.sigma3, step: "CASE Sigma3", on: exchange, timeout: .seconds(30))
+        let m3 = try await messenger.expect(.sigma3, step: "CASE Sigma3")
         let encrypted3 = try Sigma3Codec.decode(m3.payload)
-        let s3k = try CASEInitiator.crypto { try CASEKeys.sigma3Key(sharedSecret: shared, ipk: fabric.ipk, sigma1: first.payload,
-                                                                    sigma2: sigma2Bytes) }
-        let rejected = { () async in
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-        }
+        let s3k = try crypto(CASEKeys.sigma3Key(sharedSecret: shared, ipk: fabric.ipk, sigma1: first.payload,
+                                                sigma2: sigma2Bytes))
+        let invalid = StatusReport.SecureChannelCode.invalidParameter
         guard let tbe3 = try? AESCCM.open(key: s3k.bytes, nonce: CASEKeys.sigma3Nonce, ciphertextAndTag: encrypted3,
                                           additionalData: []) else {
-            await rejected()
-            throw .peerAuthenticationFailed("Sigma3's encrypted part does not decrypt")
+            throw await messenger.fail(invalid, .peerAuthenticationFailed("Sigma3's encrypted part does not decrypt"))
         }
         let fields = try SigmaData.readTBE(tbe3, "TBEData3", withResumptionID: false)
         let creds: (identity: OperationalIdentity, publicKey: P256PublicKey)
-        do {
+        do throws(SecureChannelError) {
             creds = try PeerCredentials.validate(noc: fields.noc, icac: fields.icac, fabric: fabric, now: clock())
         } catch {
-            await rejected()
-            throw error
+            throw await messenger.fail(invalid, error)
         }
         let tbs3 = SigmaData.tbs(noc: fields.noc, icac: fields.icac, senderKey: sigma1.initiatorEphemeralPublicKey, receiverKey: myKey)
         guard let sig3 = try? P256Signature(rawRepresentation: fields.signature), creds.publicKey.isValidSignature(sig3, for: tbs3) else {
-            await rejected()
-            throw .peerAuthenticationFailed("the Sigma3 signature does not verify")
+            throw await messenger.fail(invalid, .peerAuthenticationFailed("the Sigma3 signature does not verify"))
         }
-        let keys = try CASEInitiator.crypto { try CASEKeys.sessionKeys(sharedSecret: shared, ipk: fabric.ipk, sigma1: first.payload,
-                                                                       sigma2: sigma2Bytes, sigma3: m3.payload) }
+        let keys = try crypto(CASEKeys.sessionKeys(sharedSecret: shared, ipk: fabric.ipk, sigma1: first.payload,
+                                                   sigma2: sigma2Bytes, sigma3: m3.payload))
         let peerNode = creds.identity.nodeID.rawValue
         let cats = creds.identity.caseAuthenticatedTags.map(\.rawValue)
         let peer = SessionPeer.operational(fabricIndex: fabric.fabricIndex, nodeID: peerNode, caseAuthenticatedTags: cats)
@@ -161,7 +153,7 @@ public final class CASEResponder: Sendable {
             $0[resumptionID] = CASEResumptionRecord(resumptionID: resumptionID, sharedSecret: shared, fabricIndex: fabric.fabricIndex,
                                                     peerNodeID: peerNode, peerCATs: cats)
         }
-        try? await exchange.sendStatusReport(PASE.success)
+        await messenger.succeed()
         return (handle, peer)
     }
 }

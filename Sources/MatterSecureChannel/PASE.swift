@@ -13,64 +13,9 @@ public enum PASE {
     }
 
     /// I2R key || R2I key || attestation challenge, from Ke (Matter Core 4.14.1.4).
-    public static func sessionKeys(Ke: SecretBytes) throws -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
+    public static func sessionKeys(Ke: SecretBytes) throws(CryptoError) -> (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes) {
         let k = try HKDF.deriveKey(inputKeyMaterial: Ke.bytes, salt: [], info: sessionKeysInfo, outputByteCount: 48)
         return (SecretBytes(Array(k[0..<16])), SecretBytes(Array(k[16..<32])), SecretBytes(Array(k[32..<48])))
-    }
-
-    static func failure(_ code: UInt16) -> StatusReport {
-        StatusReport(generalCode: .failure, protocolID: .secureChannel, protocolCode: code)
-    }
-
-    static let success = StatusReport(generalCode: .success, protocolID: .secureChannel,
-                                      protocolCode: StatusReport.SecureChannelCode.sessionEstablishmentSuccess)
-
-    /// Waits for the handshake message `opcode`; a StatusReport or another message is an error.
-    static func expect(_ opcode: SecureChannelOpcode, step: String, on exchange: Exchange,
-                       timeout: Duration) async throws(SecureChannelError) -> ReceivedMessage {
-        let m: ReceivedMessage
-        do {
-            m = try await exchange.receive(timeout: timeout)
-        } catch let e as ExchangeError {
-            throw .noResponse(step: step, underlying: e)
-        } catch {
-            throw .internalError("\(error)")
-        }
-        if m.isStatusReport {
-            let report = (try? StatusReport.decode(m.payload))
-                ?? StatusReport(generalCode: .failure, protocolID: .secureChannel, protocolCode: 0xFFFF)
-            throw .peerReportedFailure(step: step, report: report)
-        }
-        guard m.protocolID == .secureChannel, m.opcode == opcode.rawValue else {
-            throw .unexpectedMessage(step: step, opcode: m.opcode)
-        }
-        return m
-    }
-
-    /// Waits for the peer's StatusReport that ends a handshake; anything but success is an error.
-    static func expectSuccess(step: String, on exchange: Exchange, timeout: Duration) async throws(SecureChannelError) {
-        let m: ReceivedMessage
-        do {
-            m = try await exchange.receive(timeout: timeout)
-        } catch let e as ExchangeError {
-            throw .noResponse(step: step, underlying: e)
-        } catch {
-            throw .internalError("\(error)")
-        }
-        guard m.isStatusReport, let report = try? StatusReport.decode(m.payload) else {
-            throw .unexpectedMessage(step: step, opcode: m.opcode)
-        }
-        guard report.isSuccess else { throw .peerReportedFailure(step: step, report: report) }
-    }
-
-    static func send(_ opcode: SecureChannelOpcode, _ payload: [UInt8], step: String, on exchange: Exchange) async throws(SecureChannelError) {
-        do {
-            try await exchange.send(.secureChannel, opcode: opcode.rawValue, payload: payload)
-        } catch let e as ExchangeError {
-            throw .noResponse(step: step, underlying: e)
-        } catch {
-            throw .internalError("\(step): \(error)")
-        }
     }
 }
 
@@ -100,32 +45,62 @@ public enum PASEInitiator {
         }
         // The ID's reservation ends here if no session took it (a failed handshake).
         defer { Task { await exchange.close(); await manager.removeSession(unsecured); await manager.releaseSessionID(sessionID) } }
+        let messenger = SecureChannelMessenger(exchange, timeout: timeout)
 
-        // 1-2. PBKDF parameters.
-        let request = PBKDFParamRequest(initiatorRandom: random.bytes(32), initiatorSessionID: sessionID,
-                                        hasPBKDFParameters: false, initiatorSessionParameters: parameters)
-        let requestBytes = request.encoded()
-        try await PASE.send(.pbkdfParamRequest, requestBytes, step: "PASE PBKDFParamRequest", on: exchange)
-        let responseMessage = try await PASE.expect(.pbkdfParamResponse, step: "PASE PBKDFParamResponse", on: exchange,
-                                                    timeout: timeout)
-        let response = try PBKDFParamResponse(decoding: responseMessage.payload)
-        guard response.initiatorRandom == request.initiatorRandom else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .malformed(message: "PBKDFParamResponse", reason: "it does not echo our random")
-        }
-        guard let pbkdf = response.pbkdfParameters else {
-            throw .malformed(message: "PBKDFParamResponse", reason: "PBKDF parameters missing")
-        }
+        // 1-2. PBKDF parameters, and w0/w1 from them.
+        let pbkdf = try await pbkdfParameters(messenger, sessionID: sessionID, parameters: parameters, random: &random)
         let w: (w0: SecretBytes, w1: SecretBytes, L: [UInt8])
         do {
             w = try PASEVerifier.derive(passcode: passcode, salt: pbkdf.salt, iterations: Int(pbkdf.iterations))
         } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .invalidPBKDFParameters("\(error)")
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter, .invalidPBKDFParameters("\(error)"))
         }
-        let context = PASE.context(request: requestBytes, response: responseMessage.payload)
-
         // 3. Pake1 / Pake2.
+        let result = try await pake1(messenger, context: pbkdf.context, w: w, random: random)
+        // 4. Pake3 and the device's verdict.
+        try await pake3(messenger, cA: result.cA)
+        // 5. Session keys.
+        let keys = try crypto(PASE.sessionKeys(Ke: result.Ke))
+        let peerAddress = await exchange.peerAddress() ?? peer
+        return await manager.addSecureSession(SecureSessionParameters(
+            localSessionID: sessionID, peerSessionID: pbkdf.response.responderSessionID, encryptKey: keys.i2r,
+            decryptKey: keys.r2i, attestationChallenge: keys.challenge, peerAddress: peerAddress,
+            peerMRP: pbkdf.response.responderSessionParameters?.mrp ?? peerMRP, peer: .pase, isInitiator: true))
+    }
+
+    /// What the PBKDF parameter exchange gives the rest of the handshake.
+    private struct PBKDFOutcome {
+        var response: PBKDFParamResponse
+        var salt: [UInt8]
+        var iterations: UInt32
+        /// The SPAKE2+ context over both messages as sent.
+        var context: [UInt8]
+    }
+
+    /// Steps 1-2: PBKDFParamRequest -> PBKDFParamResponse, which must echo our random and carry
+    /// the parameters (we never claim to have them).
+    private static func pbkdfParameters(_ messenger: SecureChannelMessenger, sessionID: UInt16, parameters: SessionParameters,
+                                        random: inout any RandomSource) async throws(SecureChannelError) -> PBKDFOutcome {
+        let request = PBKDFParamRequest(initiatorRandom: random.bytes(32), initiatorSessionID: sessionID,
+                                        hasPBKDFParameters: false, initiatorSessionParameters: parameters)
+        let requestBytes = request.encoded()
+        try await messenger.send(.pbkdfParamRequest, requestBytes, step: "PASE PBKDFParamRequest")
+        let message = try await messenger.expect(.pbkdfParamResponse, step: "PASE PBKDFParamResponse")
+        let response = try PBKDFParamResponse(decoding: message.payload)
+        guard response.initiatorRandom == request.initiatorRandom else {
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .malformed(message: "PBKDFParamResponse", reason: "it does not echo our random"))
+        }
+        guard let pbkdf = response.pbkdfParameters else {
+            throw .malformed(message: "PBKDFParamResponse", reason: "PBKDF parameters missing")
+        }
+        return PBKDFOutcome(response: response, salt: pbkdf.salt, iterations: pbkdf.iterations,
+                            context: PASE.context(request: requestBytes, response: message.payload))
+    }
+
+    /// Step 3: Pake1 (X) -> Pake2 (Y, cB); cB that does not verify means the passcode is wrong.
+    private static func pake1(_ messenger: SecureChannelMessenger, context: [UInt8], w: (w0: SecretBytes, w1: SecretBytes, L: [UInt8]),
+                              random: any RandomSource) async throws(SecureChannelError) -> Spake2pProverResult {
         var prover: Spake2pProver
         let X: [UInt8]
         do {
@@ -134,52 +109,32 @@ public enum PASEInitiator {
         } catch {
             throw .internalError("SPAKE2+: \(error)")
         }
-        try await PASE.send(.pake1, PAKEMessage.pake1(X: X), step: "PASE Pake1", on: exchange)
-        let pake2 = try await PASE.expect(.pake2, step: "PASE Pake2", on: exchange, timeout: timeout)
+        try await messenger.send(.pake1, PAKEMessage.pake1(X: X), step: "PASE Pake1")
+        let pake2 = try await messenger.expect(.pake2, step: "PASE Pake2")
         let fields = try PAKEMessage.decode(pake2.payload, name: "Pake2", lengths: [65, 32])
         let result: Spake2pProverResult
         do {
             result = try prover.finish(Y: fields[0])
         } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .malformed(message: "Pake2", reason: "the device's share is not a valid point")
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .malformed(message: "Pake2", reason: "the device's share is not a valid point"))
         }
         guard result.isValidVerifierConfirmation(fields[1]) else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter, .wrongPasscode)
+        }
+        return result
+    }
+
+    /// Step 4: Pake3 (cA) -> the device's StatusReport; its invalid-parameter answer means our
+    /// cA did not verify, that is a wrong passcode.
+    private static func pake3(_ messenger: SecureChannelMessenger, cA: [UInt8]) async throws(SecureChannelError) {
+        try await messenger.send(.pake3, PAKEMessage.pake3(cA: cA), step: "PASE Pake3")
+        do {
+            try await messenger.expectSuccess(step: "PASE Pake3")
+        } catch .peerReportedFailure(_, let report)
+                    where report.protocolID == .secureChannel
+                    && report.protocolCode == StatusReport.SecureChannelCode.invalidParameter {
             throw .wrongPasscode
         }
-
-        // 4. Pake3 and the device's verdict.
-        try await PASE.send(.pake3, PAKEMessage.pake3(cA: result.cA), step: "PASE Pake3", on: exchange)
-        let verdict: ReceivedMessage
-        do {
-            verdict = try await exchange.receive(timeout: timeout)
-        } catch let e as ExchangeError {
-            throw .noResponse(step: "PASE StatusReport", underlying: e)
-        } catch {
-            throw .internalError("\(error)")
-        }
-        guard verdict.isStatusReport, let report = try? StatusReport.decode(verdict.payload) else {
-            throw .unexpectedMessage(step: "PASE StatusReport", opcode: verdict.opcode)
-        }
-        guard report.isSuccess else {
-            if report.protocolID == .secureChannel && report.protocolCode == StatusReport.SecureChannelCode.invalidParameter {
-                throw .wrongPasscode
-            }
-            throw .peerReportedFailure(step: "PASE", report: report)
-        }
-
-        // 5. Session keys.
-        let keys: (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes)
-        do {
-            keys = try PASE.sessionKeys(Ke: result.Ke)
-        } catch {
-            throw .internalError("session keys: \(error)")
-        }
-        let peerAddress = await exchange.peerAddress() ?? peer
-        return await manager.addSecureSession(SecureSessionParameters(
-            localSessionID: sessionID, peerSessionID: response.responderSessionID, encryptKey: keys.i2r,
-            decryptKey: keys.r2i, attestationChallenge: keys.challenge, peerAddress: peerAddress,
-            peerMRP: response.responderSessionParameters?.mrp ?? peerMRP, peer: .pase, isInitiator: true))
     }
 }

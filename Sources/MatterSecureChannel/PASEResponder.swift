@@ -51,7 +51,7 @@ public final class PASEResponder: Sendable {
         guard first.opcode == SecureChannelOpcode.pbkdfParamRequest.rawValue else { return }
         guard let config = configuration.withLock({ $0 }) else {
             // No window open: tell the initiator we are busy rather than leaving it to time out.
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.busy))
+            await SecureChannelMessenger(exchange).fail(StatusReport.SecureChannelCode.busy)
             await exchange.close()
             return
         }
@@ -68,10 +68,11 @@ public final class PASEResponder: Sendable {
     /// The steps of Matter Core 4.14.1 from the device's side: PBKDFParamResponse, Pake2 from
     /// Pake1, then check Pake3's cA and answer with a StatusReport.
     private func run(_ exchange: Exchange, first: ReceivedMessage, config: Configuration) async throws(SecureChannelError) -> Outcome {
+        let messenger = SecureChannelMessenger(exchange)
         let request = try PBKDFParamRequest(decoding: first.payload)
         guard request.passcodeID == 0 else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .malformed(message: "PBKDFParamRequest", reason: "passcode ID \(request.passcodeID) is not 0")
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .malformed(message: "PBKDFParamRequest", reason: "passcode ID \(request.passcodeID) is not 0"))
         }
         let sessionID = await manager.allocateSessionID()
         let response = PBKDFParamResponse(
@@ -80,9 +81,9 @@ public final class PASEResponder: Sendable {
             pbkdfParameters: request.hasPBKDFParameters ? nil : .init(iterations: config.iterations, salt: config.salt),
             responderSessionParameters: config.parameters)
         let responseBytes = response.encoded()
-        try await PASE.send(.pbkdfParamResponse, responseBytes, step: "PASE PBKDFParamResponse", on: exchange)
+        try await messenger.send(.pbkdfParamResponse, responseBytes, step: "PASE PBKDFParamResponse")
 
-        let pake1 = try await PASE.expect(.pake1, step: "PASE Pake1", on: exchange, timeout: .seconds(30))
+        let pake1 = try await messenger.expect(.pake1, step: "PASE Pake1")
         let X = try PAKEMessage.decode(pake1.payload, name: "Pake1", lengths: [65])[0]
         var verifier: Spake2pVerifier
         let Y: [UInt8]
@@ -93,14 +94,14 @@ public final class PASEResponder: Sendable {
             Y = try verifier.computeY()
             result = try verifier.finish(X: X)
         } catch {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
-            throw .malformed(message: "Pake1", reason: "the initiator's share is not a valid point")
+            throw await messenger.fail(StatusReport.SecureChannelCode.invalidParameter,
+                                       .malformed(message: "Pake1", reason: "the initiator's share is not a valid point"))
         }
-        try await PASE.send(.pake2, PAKEMessage.pake2(Y: Y, cB: result.cB), step: "PASE Pake2", on: exchange)
+        try await messenger.send(.pake2, PAKEMessage.pake2(Y: Y, cB: result.cB), step: "PASE Pake2")
 
         let pake3: ReceivedMessage
         do {
-            pake3 = try await PASE.expect(.pake3, step: "PASE Pake3", on: exchange, timeout: .seconds(30))
+            pake3 = try await messenger.expect(.pake3, step: "PASE Pake3")
         } catch .peerReportedFailure {
             // The initiator's check of our cB failed: it holds another passcode. That counts as a
             // failed attempt just like a wrong cA (Matter Core 5.4.2.7).
@@ -108,21 +109,16 @@ public final class PASEResponder: Sendable {
         }
         let cA = try PAKEMessage.decode(pake3.payload, name: "Pake3", lengths: [32])[0]
         guard result.isValidProverConfirmation(cA) else {
-            try? await exchange.sendStatusReport(PASE.failure(StatusReport.SecureChannelCode.invalidParameter))
+            await messenger.fail(StatusReport.SecureChannelCode.invalidParameter)
             return .failedAttempt
         }
-        let keys: (i2r: SecretBytes, r2i: SecretBytes, challenge: SecretBytes)
-        do {
-            keys = try PASE.sessionKeys(Ke: result.Ke)
-        } catch {
-            throw .internalError("session keys: \(error)")
-        }
+        let keys = try crypto(PASE.sessionKeys(Ke: result.Ke))
         // Install the session before confirming, so the initiator's first secure message finds it.
         let handle = await manager.addSecureSession(SecureSessionParameters(
             localSessionID: sessionID, peerSessionID: request.initiatorSessionID, encryptKey: keys.r2i,
             decryptKey: keys.i2r, attestationChallenge: keys.challenge, peerAddress: first.from,
             peerMRP: request.initiatorSessionParameters?.mrp ?? .default, peer: .pase, isInitiator: false))
-        try? await exchange.sendStatusReport(PASE.success)
+        await messenger.succeed()
         return .established(handle)
     }
 }

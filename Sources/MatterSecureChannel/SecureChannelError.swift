@@ -1,3 +1,4 @@
+import MatterCrypto
 import MatterMessaging
 
 /// Why a PASE or CASE handshake failed. Messages name the step and what the user can do; they
@@ -14,12 +15,16 @@ public enum SecureChannelError: Error, Hashable, Sendable, CustomStringConvertib
     /// The device's PBKDF parameters are outside the spec's bounds.
     case invalidPBKDFParameters(String)
     /// No answer in time, or the peer never acknowledged.
-    case noResponse(step: String, underlying: ExchangeError)
+    case noResponse(step: String, underlying: MessagingError)
+    /// The task running the handshake was cancelled while it waited.
+    case cancelled(step: String)
     /// CASE: the peer's certificates or signature did not verify.
     case peerAuthenticationFailed(String)
     /// CASE: the peer does not share our fabric's trusted root.
     case noSharedTrustRoots
     /// A crypto primitive failed on our side.
+    case crypto(CryptoError)
+    /// Something else failed on our side (a local send error, an exchange that cannot open).
     case internalError(String)
 
     public var description: String {
@@ -40,6 +45,10 @@ public enum SecureChannelError: Error, Hashable, Sendable, CustomStringConvertib
             return "CASE failed: the peer could not be authenticated: \(why)"
         case .noSharedTrustRoots:
             return "CASE failed: the peer does not trust this fabric's root certificate"
+        case .cancelled(let step):
+            return "\(step): the handshake was cancelled"
+        case .crypto(let error):
+            return "secure channel internal error: \(error)"
         case .internalError(let why):
             return "secure channel internal error: \(why)"
         }

@@ -5,22 +5,22 @@ import TestSupport
 @Suite struct MessageReceptionStateTests {
     @Test func strictWindowDetectsDuplicatesAndReplays() throws {
         var s = MessageReceptionState(policy: .strict, synchronizedTo: 100)
-        #expect(throws: MessageError.duplicate(counter: 100)) { try s.accept(100) }
+        #expect(throws: MessagingError.duplicate(counter: 100)) { try s.accept(100) }
         try s.accept(105)
         try s.accept(103)  // inside the window, not seen yet
-        #expect(throws: MessageError.duplicate(counter: 103)) { try s.accept(103) }
-        #expect(throws: MessageError.duplicate(counter: 105)) { try s.accept(105) }
+        #expect(throws: MessagingError.duplicate(counter: 103)) { try s.accept(103) }
+        #expect(throws: MessagingError.duplicate(counter: 105)) { try s.accept(105) }
         try s.accept(105 - 32)  // oldest counter still inside the window
-        #expect(throws: MessageError.duplicate(counter: 105 - 33)) { try s.accept(105 - 33) }
+        #expect(throws: MessagingError.duplicate(counter: 105 - 33)) { try s.accept(105 - 33) }
         try s.accept(1000)  // a jump forward clears the window
-        #expect(throws: MessageError.duplicate(counter: 999 - 40)) { try s.accept(999 - 40) }
+        #expect(throws: MessagingError.duplicate(counter: 999 - 40)) { try s.accept(999 - 40) }
         try s.accept(999)
     }
 
     @Test func strictNeverWraps() throws {
         var s = MessageReceptionState(policy: .strict, synchronizedTo: .max - 1)
         try s.accept(.max)
-        #expect(throws: MessageError.duplicate(counter: 0)) { try s.accept(0) }
+        #expect(throws: MessagingError.duplicate(counter: 0)) { try s.accept(0) }
     }
 
     @Test func rolloverAcceptsWrapAndRestartedPeers() throws {
@@ -28,10 +28,10 @@ import TestSupport
         try s.accept(.max)
         try s.accept(0)  // wrapped
         try s.accept(1)
-        #expect(throws: MessageError.duplicate(counter: .max)) { try s.accept(.max) }
+        #expect(throws: MessagingError.duplicate(counter: .max)) { try s.accept(.max) }
         try s.accept(1_000_000)  // far ahead: new window
         try s.accept(5)  // far behind: the peer restarted; accepted once
-        #expect(throws: MessageError.duplicate(counter: 5)) { try s.accept(5) }
+        #expect(throws: MessagingError.duplicate(counter: 5)) { try s.accept(5) }
     }
 
     /// The case 200 parallel PASE handshakes hit: the commissioner's one global unencrypted
@@ -42,7 +42,7 @@ import TestSupport
         try s.accept(176_689_432)  // PBKDFParamRequest
         try s.accept(176_689_488)  // Pake1
         try s.accept(176_689_534)  // a standalone ack
-        #expect(throws: MessageError.duplicate(counter: 176_689_488)) { try s.accept(176_689_488) }  // Pake1 again
+        #expect(throws: MessagingError.duplicate(counter: 176_689_488)) { try s.accept(176_689_488) }  // Pake1 again
         try s.accept(176_689_569)  // Pake3
         #expect(s.isDuplicate(176_689_432))
         // A counter behind the window never seen is still a restarted peer, accepted once.
@@ -71,7 +71,7 @@ import TestSupport
             #expect(try c.next() == first + 1)
         }
         var last = MessageCounter(startingAt: .max, wraps: false)
-        #expect(throws: MessageError.self) { try last.next() }
+        #expect(throws: MessagingError.self) { try last.next() }
         var wrapping = MessageCounter(startingAt: .max, wraps: true)
         #expect(try wrapping.next() == 0)
     }

@@ -95,7 +95,7 @@ final class GatedTransport: MessageTransport {
 
     func arm() { state.withLock { $0.armed = true } }
 
-    func send(_ bytes: [UInt8], to peer: PeerAddress) async throws {
+    func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
         let hold = state.withLock { s -> Bool in
             s.frames.append((peer, bytes))
             guard s.armed else { return false }

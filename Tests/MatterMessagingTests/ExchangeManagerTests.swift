@@ -61,7 +61,7 @@ import TestSupport
             localSessionID: 11, peerSessionID: 20, encryptKey: k2, decryptKey: k2, attestationChallenge: challenge,
             peerAddress: address, peer: .pase, isInitiator: true))
         let e2 = try await client.newExchange(on: bad)
-        await #expect(throws: ExchangeError.self) {
+        await #expect(throws: MessagingError.self) {
             _ = try await e2.request(Self.echo, opcode: 7, payload: [1], timeout: .milliseconds(300))
         }
         #expect(await server.statistics.undecryptable >= 1)
@@ -82,7 +82,7 @@ import TestSupport
         try await e.send(Self.echo, opcode: 1, payload: [])
         // Backoffs with no jitter: 22, 22, 35, 56 ms, then the last wait of 90 ms.
         for _ in 0..<MRPConstants.maxTransmissions { try await Self.advanceToNextTimer(clock) }
-        await #expect(throws: ExchangeError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions)) {
+        await #expect(throws: MessagingError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions)) {
             _ = try await e.receive(timeout: .seconds(10))
         }
         #expect(clock.now() == 22 + 22 + 35 + 56 + 90)

@@ -19,7 +19,7 @@ import Testing
         try await ExchangeManagerTests.waitFor { clock.nextDeadline == 30_000 }
         clock.advance(by: .milliseconds(29_999))
         clock.advance(by: .milliseconds(1))
-        await #expect(throws: ExchangeError.timeout(waitedMilliseconds: 30_000)) { _ = try await receive.value }
+        await #expect(throws: MessagingError.timeout(waitedMilliseconds: 30_000)) { _ = try await receive.value }
         #expect(clock.sleeperCount == 0)
         await manager.shutdown()
     }
@@ -29,7 +29,7 @@ import Testing
         let receive = Task { try await e.receive(timeout: .seconds(30)) }
         try await ExchangeManagerTests.waitFor { clock.sleeperCount == 1 }
         receive.cancel()
-        await #expect(throws: CancellationError.self) { _ = try await receive.value }
+        await #expect(throws: MessagingError.cancelled) { _ = try await receive.value }
         try await ExchangeManagerTests.waitFor { clock.sleeperCount == 0 }  // the timeout task ended too
         #expect(clock.now() == 0)
         await manager.shutdown()
@@ -40,7 +40,7 @@ import Testing
         let receive = Task { try await e.receive(timeout: .seconds(30)) }
         try await ExchangeManagerTests.waitFor { clock.sleeperCount == 1 }
         await e.close()
-        await #expect(throws: ExchangeError.closed) { _ = try await receive.value }
+        await #expect(throws: MessagingError.closed) { _ = try await receive.value }
         try await ExchangeManagerTests.waitFor { clock.sleeperCount == 0 }
         await manager.shutdown()
     }

@@ -35,11 +35,11 @@ import TestSupport
                 let (header, _) = try MessageCrypto.open(frame: privateFrame, key: key, privacyKey: privacyKey)
                 var window = MessageReceptionState(policy: .rollover)
                 try window.accept(header.messageCounter)
-                #expect(throws: MessageError.duplicate(counter: header.messageCounter)) {
+                #expect(throws: MessagingError.duplicate(counter: header.messageCounter)) {
                     try window.accept(header.messageCounter)
                 }
             default:
-                #expect(throws: MessageError.self) {
+                #expect(throws: MessagingError.self) {
                     try MessageCrypto.open(frame: privateFrame, key: key, privacyKey: privacyKey)
                 }
             }
@@ -64,7 +64,7 @@ import TestSupport
         for _ in 0..<500 {
             var bad = frame
             bad[Int.random(in: 0..<bad.count, using: &rng)] ^= UInt8.random(in: 1...255, using: &rng)
-            #expect(throws: MessageError.self) { try MessageCrypto.open(frame: bad, key: key) }
+            #expect(throws: MessagingError.self) { try MessageCrypto.open(frame: bad, key: key) }
         }
         #expect(try MessageCrypto.open(frame: frame, key: key).1 == [1, 2, 3, 4])
     }

@@ -45,14 +45,14 @@ import TestSupport
     }
 
     @Test(arguments: [
-        ("", MessageError.truncated(offset: 0)),
+        ("", MessagingError.truncated(offset: 0)),
         ("10000000000000", .unsupportedVersion(1)),
         ("0300000000000000", .reservedDestinationSize),
         ("0000000200000000", .reservedSessionType(2)),
         ("04000000000000000102", .truncated(offset: 8)),
         ("0000002000000000ff00aa", .truncated(offset: 10)),
     ])
-    func malformedHeaders(_ hex: String, _ error: MessageError) throws {
+    func malformedHeaders(_ hex: String, _ error: MessagingError) throws {
         #expect(throws: error) { try MessageHeader.decode(Hex.decode(hex)!) }
     }
 
@@ -61,7 +61,7 @@ import TestSupport
         #expect(s.encoded() == [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00])
         #expect(try StatusReport.decode(s.encoded()) == s)
         #expect(s.summary == "FAILURE (SecureChannel code 2: invalid parameter)")
-        #expect(throws: MessageError.self) { try StatusReport.decode([0x01, 0x00, 0x00]) }
+        #expect(throws: MessagingError.self) { try StatusReport.decode([0x01, 0x00, 0x00]) }
     }
 
     /// Mutated headers decode or throw, never trap.

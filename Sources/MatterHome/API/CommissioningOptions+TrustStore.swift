@@ -7,7 +7,7 @@ extension CommissioningOptions {
     public static func defaultTrustStore(stateDirectory: String) throws(HomeError) -> CommissioningOptions {
         let store: TrustStore
         do { store = try TrustStore.load(stateDirectory: stateDirectory) } catch {
-            throw HomeError(.commissioningFailed, "cannot load the PAA trust store: \(error.message)")
+            throw HomeError(.trustStoreUnavailable, "cannot load the PAA trust store: \(error.message)", underlying: error)
         }
         var options = CommissioningOptions(trustStore: store.paaTrustStore)
         options.crls = store.crls

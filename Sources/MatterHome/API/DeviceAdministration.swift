@@ -25,7 +25,7 @@ extension Hub {
             // The device drops the session as soon as the fabric is gone; a lost reply after the
             // command went out is not a failure of the removal itself.
             if case InteractionError.exchangeFailed = error {} else {
-                throw HomeError(.deviceRefused, "removing the hub's fabric from \(name) failed: \(error)")
+                throw HomeError(.deviceRefused, "removing the hub's fabric from \(name) failed: \(error)", underlying: error)
             }
         }
         await forget(node.nodeID.rawValue)
@@ -48,7 +48,7 @@ extension Hub {
                 commissioningTimeout: timeoutSeconds, pakePasscodeVerifier: verifier.serialized.bytes,
                 discriminator: discriminator, iterations: iterations, salt: salt), endpoint: 0)
         } catch {
-            throw HomeError(.deviceRefused, "\(name) did not open a commissioning window: \(error)")
+            throw HomeError(.deviceRefused, "\(name) did not open a commissioning window: \(error)", underlying: error)
         }
         let payload = SetupPayload(kind: .qrCode, vendorID: node.vendorID, productID: node.productID,
                                    commissioningFlow: .standard, discoveryCapabilities: .onNetwork,
@@ -56,7 +56,7 @@ extension Hub {
         do {
             return (try QRCode.encode([payload]), try ManualPairingCode.encode(payload))
         } catch {
-            throw HomeError(.deviceRefused, "cannot form the sharing codes: \(error.description)")
+            throw HomeError(.invalidPayload, "cannot form the sharing codes: \(error.description)", underlying: error)
         }
     }
 }

@@ -14,13 +14,13 @@ struct EmbeddedBackend: HomeBackend {
             _ = try hub.store.defaultStructure()
             return try hub.store.structures()
         } catch {
-            throw HomeError(.storeNotWritable, "cannot read the structures: \(error)")
+            throw HomeError("cannot read the structures", store: error)
         }
     }
 
     func rooms(in structure: StructureID) async throws(HomeError) -> [Room] {
         do { return try hub.store.rooms(in: structure).map { Room(id: $0.id, name: $0.name) } } catch {
-            throw HomeError(.storeNotWritable, "cannot read the rooms: \(error)")
+            throw HomeError("cannot read the rooms", store: error)
         }
     }
 
@@ -29,7 +29,7 @@ struct EmbeddedBackend: HomeBackend {
             let r = try hub.store.addRoom(name: name, in: structure)
             return Room(id: r.id, name: r.name)
         } catch {
-            throw HomeError(.storeNotWritable, "cannot add room '\(name)': \(error)")
+            throw HomeError("cannot add room '\(name)'", store: error)
         }
     }
 
@@ -38,7 +38,7 @@ struct EmbeddedBackend: HomeBackend {
             let rooms = Dictionary(uniqueKeysWithValues: try hub.store.rooms().map { ($0.id, $0) })
             return try hub.store.nodes().map { ($0, $0.roomID.flatMap { rooms[$0] }) }
         } catch {
-            throw HomeError(.storeNotWritable, "cannot read the devices: \(error)")
+            throw HomeError("cannot read the devices", store: error)
         }
     }
 
@@ -54,7 +54,10 @@ struct EmbeddedBackend: HomeBackend {
         do {
             return EmbeddedSession(hub: hub, session: try hub.store.beginCommissioningSession(in: structure))
         } catch {
-            throw HomeError(.commissioningSessionActive, "another commissioning session is active: \(error)")
+            if case .commissioningSessionActive = error {
+                throw HomeError(.commissioningSessionActive, "another commissioning session is active: \(error)", underlying: error)
+            }
+            throw HomeError("cannot start a commissioning session", store: error)
         }
     }
 
@@ -63,7 +66,7 @@ struct EmbeddedBackend: HomeBackend {
         do {
             return try await client.readAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)))
         } catch {
-            throw HomeError(.deviceRefused, "reading \(cluster)/\(attribute) from \(node.name) failed: \(error)")
+            throw HomeError(Self.code(of: error), "reading \(cluster)/\(attribute) from \(node.name) failed: \(error)", underlying: error)
         }
     }
 
@@ -73,7 +76,7 @@ struct EmbeddedBackend: HomeBackend {
             try await client.writeAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)),
                                             value: value)
         } catch {
-            throw HomeError(.deviceRefused, "writing \(cluster)/\(attribute) on \(node.name) failed: \(error)")
+            throw HomeError(Self.code(of: error), "writing \(cluster)/\(attribute) on \(node.name) failed: \(error)", underlying: error)
         }
     }
 
@@ -84,7 +87,7 @@ struct EmbeddedBackend: HomeBackend {
             let r = try await client.invoke(commandPath: path, fields: fields)
             if case .status(let s) = r, let e = s.error(at: .command(path)) { throw e }
         } catch {
-            throw HomeError(.deviceRefused, "command \(cluster)/\(command) on \(node.name) failed: \(error)")
+            throw HomeError(Self.code(of: error), "command \(cluster)/\(command) on \(node.name) failed: \(error)", underlying: error)
         }
     }
 
@@ -111,8 +114,14 @@ struct EmbeddedBackend: HomeBackend {
             try hub.store.renameNode(NodeID(node), to: name)
             try hub.store.assignNode(NodeID(node), to: room.id)
         } catch {
-            throw HomeError(.storeNotWritable, "cannot record the name and room: \(error)")
+            throw HomeError("cannot record the name and room", store: error)
         }
+    }
+
+    /// A device that did not answer is unreachable; one that answered with an error refused.
+    static func code(of error: any Error) -> HomeError.Code {
+        if case InteractionError.exchangeFailed = error { return .deviceUnreachable }
+        return .deviceRefused
     }
 
     func defaultOptions() throws(HomeError) -> CommissioningOptions? {
@@ -149,7 +158,7 @@ final class EmbeddedSession: HomeCommissioningSession {
             try session.finish(.completed)
             return try hub.store.nodes().filter { $0.sessionID == session.id }.map(\.nodeID.rawValue)
         } catch {
-            throw HomeError(.storeNotWritable, "cannot complete the commissioning session: \(error)")
+            throw HomeError("cannot complete the commissioning session", store: error)
         }
     }
 

@@ -33,7 +33,7 @@ public final class HomeMatterCommissioner: Sendable {
     public func commissionMatterDevice(onboardingPayload: String,
                                        onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in }) async throws(HomeError) -> [UInt64] {
         guard let structure = try await home.structures().first else {
-            throw HomeError(.storeNotWritable, "the home has no structure")
+            throw HomeError(.structureNotFound, "the home has no structure")
         }
         try await structure.prepareForMatterCommissioning()
         let request = structure.matterCommissioningRequest(
@@ -64,7 +64,7 @@ public final class HomeMatterCommissioner: Sendable {
     public func configureMatterDevice(deviceName: String, roomName: String) async throws(HomeError) {
         let nodes = lastCommissioned.get()
         guard !nodes.isEmpty else { throw HomeError(.noCommissioningSession, "no device was commissioned yet") }
-        guard let structure = try await home.structures().first else { throw HomeError(.storeNotWritable, "no structure") }
+        guard let structure = try await home.structures().first else { throw HomeError(.structureNotFound, "the home has no structure") }
         for (i, nodeID) in nodes.enumerated() {
             let name = nodes.count > 1 ? "\(deviceName) \(i + 1)" : deviceName
             try await home.backend.configure(nodeID, name: name, roomName: roomName, in: structure.id)

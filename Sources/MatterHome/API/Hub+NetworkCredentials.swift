@@ -21,7 +21,7 @@ extension Hub {
     public func setThreadDataset(tlvs: [UInt8]) throws(HomeError) -> StoredThreadDataset {
         let dataset: ThreadDataset
         do throws(ThreadDatasetError) { dataset = try ThreadDataset(tlvs: tlvs) } catch {
-            throw HomeError(.invalidNetworkCredentials, "the Thread dataset is malformed: \(error.message)")
+            throw HomeError(.invalidNetworkCredentials, "the Thread dataset is malformed: \(error.message)", underlying: error)
         }
         return try setThreadDataset(dataset)
     }
@@ -55,8 +55,8 @@ extension Hub {
     private static func mapping<T>(_ body: () throws(StoreError) -> T) throws(HomeError) -> T {
         do { return try body() } catch {
             switch error {
-            case .invalidNetworkCredentials: throw HomeError(.invalidNetworkCredentials, error.description)
-            default: throw HomeError(.storeNotWritable, "\(error.description). \(error.recoverySuggestion)")
+            case .invalidNetworkCredentials: throw HomeError(.invalidNetworkCredentials, error.description, underlying: error)
+            default: throw HomeError(HomeError.code(of: error), "\(error.description). \(error.recoverySuggestion)", underlying: error)
             }
         }
     }

@@ -33,7 +33,7 @@ public actor Hub {
         do {
             store = try HubStore(directory: stateDirectory)
         } catch {
-            throw HomeError(.storeNotWritable, "cannot open the hub's store in \(stateDirectory): \(error)")
+            throw HomeError("cannot open the hub's store in \(stateDirectory)", store: error)
         }
     }
 
@@ -45,7 +45,7 @@ public actor Hub {
             fabricCache = f
             return f
         } catch {
-            throw HomeError(.storeNotWritable, "cannot create or load the hub's fabric: \(error)")
+            throw HomeError("cannot create or load the hub's fabric", store: error)
         }
     }
 
@@ -59,7 +59,7 @@ public actor Hub {
             return CommissionerIdentity(authority: f.certificateAuthority, ipkEpochKey: f.ipkEpochKey,
                                         adminVendorID: f.vendorID, controller: controller)
         } catch {
-            throw HomeError(.hubUnavailable, "the hub's fabric credentials are inconsistent: \(error)")
+            throw HomeError(.fabricUnusable, "the hub's fabric credentials are inconsistent: \(error)", underlying: error)
         }
     }
 
@@ -72,7 +72,7 @@ public actor Hub {
             manager = m
             return m
         } catch {
-            throw HomeError(.hubUnavailable, "cannot open a UDP socket: \(error)")
+            throw HomeError(.hubUnavailable, "cannot open a UDP socket: \(error)", underlying: error)
         }
     }
 
@@ -83,7 +83,7 @@ public actor Hub {
             do { for try await _ in stream { return nil } } catch let e as DiscoveryError { return e } catch {}
             return nil
         }
-        if let failure { throw HomeError(.hubUnavailable, failure.message) }
+        if let failure { throw HomeError(.hubUnavailable, failure.message, underlying: failure) }
     }
 
     /// Commissions the devices of one setup code (a concatenated QR code gives several), in
@@ -93,7 +93,7 @@ public actor Hub {
         -> [Result<CommissioningResult, CommissioningError>] {
         let payloads: [SetupPayload]
         do { payloads = try SetupPayload.parse(code) } catch {
-            throw HomeError(.invalidPayload, "invalid setup code: \(error.description)")
+            throw HomeError(.invalidPayload, "invalid setup code: \(error.description)", underlying: error)
         }
         let identity = try commissionerIdentity()
         let manager = try await exchangeManager()
@@ -103,7 +103,7 @@ public actor Hub {
         var nodeIDs: [NodeID] = []
         for _ in payloads {
             do { nodeIDs.append(try store.allocateNodeID(for: session)) } catch {
-                throw HomeError(.storeNotWritable, "cannot reserve a node ID: \(error)")
+                throw HomeError("cannot reserve a node ID", store: error)
             }
         }
         let store = self.store
@@ -142,7 +142,7 @@ public actor Hub {
                         nodeID: nodeIDs[i], vendorID: c.vendorID, productID: c.productID, name: label, roomID: room,
                         addresses: [address], nocSerial: []), in: session)
                 } catch {
-                    throw HomeError(.storeNotWritable, "device \(c.nodeID) was commissioned but could not be recorded: \(error)")
+                    throw HomeError("device \(c.nodeID) was commissioned but could not be recorded", store: error)
                 }
             case .failure:
                 // The fail-safe was disarmed: the device rolled back whatever it was given.

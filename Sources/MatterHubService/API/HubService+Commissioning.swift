@@ -45,7 +45,7 @@ extension HubService {
     func commission(payload code: String) async throws(APIError) -> JSONValue {
         let structure: Structure
         do {
-            guard let first = try await home.structures().first else { throw HomeError(.hubUnavailable, "the home has no structure") }
+            guard let first = try await home.structures().first else { throw HomeError(.structureNotFound, "the home has no structure") }
             structure = first
             try await structure.prepareForMatterCommissioning()
         } catch {

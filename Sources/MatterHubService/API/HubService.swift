@@ -52,7 +52,7 @@ public final class HubService: HubBackend, Sendable {
         let fabric = try await hub.fabric()
         let cfid: UInt64
         do { cfid = try fabric.compressedFabricID().rawValue } catch {
-            throw HomeError(.hubUnavailable, "the hub's fabric has no valid root key: \(error)")
+            throw HomeError(.fabricUnusable, "the hub's fabric has no valid root key: \(error)", underlying: error)
         }
         advertWatch = OperationalAdvertWatch(discovery: hub.discovery, compressedFabricID: cfid, runtime: self.runtime)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil

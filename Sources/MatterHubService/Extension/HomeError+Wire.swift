@@ -9,7 +9,9 @@ extension HubAPIError {
         let code: ErrorCode = switch error.code {
         case .deviceNotFound: .nodeNotExists
         case .deviceUnreachable: .nodeNotResolving
-        case .commissioningFailed, .invalidPayload, .commissioningSessionActive, .noCommissioningSession: .nodeCommissionFailed
+        case .commissioningFailed, .invalidPayload, .commissioningSessionActive, .noCommissioningSession, .trustStoreUnavailable:
+            .nodeCommissionFailed
+        case .duplicateName, .invalidName: .invalidArguments
         default: .unknownError
         }
         self.init(code: code, details: error.message, homeError: error.code.rawValue,

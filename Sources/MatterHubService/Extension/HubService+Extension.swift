@@ -105,7 +105,7 @@ extension HubService: HubExtensionBackend {
     func structure(_ id: Int64?) async throws(HomeError) -> Structure {
         let all = try await home.structures()
         guard let structure = id.map({ id in all.first { $0.id.rawValue == id } }) ?? all.first else {
-            throw HomeError(.hubUnavailable, id.map { "no structure with id \($0) in this home (matterhub/structures lists them)" }
+            throw HomeError(.structureNotFound, id.map { "no structure with id \($0) in this home (matterhub/structures lists them)" }
                             ?? "the home has no structure")
         }
         return structure
@@ -148,7 +148,7 @@ extension HubService: HubExtensionBackend {
             if let name { try hub.store.renameNode(device.record.nodeID, to: name) }
             if let room { try hub.store.assignNode(device.record.nodeID, to: room) }
         } catch {
-            throw HomeError(.storeNotWritable, "cannot record the name and room: \(error)")
+            throw HomeError("cannot record the name and room", store: error)
         }
         let updated = await record(try await home.device(nodeID))
         extensionState.publish(.deviceUpdated(updated))

@@ -1,6 +1,11 @@
-/// Why a message could not be decoded, decrypted or accepted. Peer input never traps: every
-/// defect ends here.
-public enum MessageError: Error, Hashable, Sendable {
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The one error type of MatterMessaging: why a message could not be decoded, decrypted, sent or
+/// received. Peer input never traps: every defect ends here.
+public enum MessagingError: Error, Hashable, Sendable {
+    // Decoding and accepting a message.
     case truncated(offset: Int)
     /// The message format version in the message flags is not 0.
     case unsupportedVersion(UInt8)
@@ -12,15 +17,29 @@ public enum MessageError: Error, Hashable, Sendable {
     case authenticationFailed
     /// The counter was seen before, or lies behind the reception window.
     case duplicate(counter: UInt32)
-    /// No session with this ID.
-    case unknownSession(UInt16)
     /// Larger than the transport's maximum message size.
     case tooLarge(Int)
     /// A header field combination that the spec forbids for this session kind.
     case invalidHeader(String)
+
+    // Exchanges.
+    /// No reply within the time allowed.
+    case timeout(waitedMilliseconds: Int64)
+    /// MRP sent a message the maximum number of times without an acknowledgement.
+    case noAcknowledgement(transmissions: Int)
+    /// The exchange or its session was closed.
+    case closed
+    /// The exchange's session no longer exists.
+    case unknownSession
+    /// The task waiting for a message was cancelled.
+    case cancelled
+
+    // The transport.
+    /// A socket call failed: what was attempted and the OS error number.
+    case transport(operation: String, errno: Int32)
 }
 
-extension MessageError: CustomStringConvertible {
+extension MessagingError: CustomStringConvertible {
     public var description: String {
         switch self {
         case .truncated(let o): return "message ends too early (at byte \(o))"
@@ -29,9 +48,15 @@ extension MessageError: CustomStringConvertible {
         case .reservedSessionType(let t): return "message uses the reserved session type \(t)"
         case .authenticationFailed: return "message failed its integrity check (wrong key or altered frame)"
         case .duplicate(let c): return "message counter \(c) was already received"
-        case .unknownSession(let s): return "no session with ID \(s)"
         case .tooLarge(let n): return "message of \(n) bytes exceeds the maximum message size"
         case .invalidHeader(let why): return "invalid message header: \(why)"
+        case .timeout(let ms): return "no response from the peer within \(ms) ms"
+        case .noAcknowledgement(let n): return "the peer did not acknowledge a message sent \(n) times"
+        case .closed: return "the exchange was closed"
+        case .unknownSession: return "the session no longer exists"
+        case .cancelled: return "the wait for the peer was cancelled"
+        case .transport(let operation, let errno):
+            return "UDP \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
         }
     }
 }
