@@ -313,7 +313,7 @@ actor DeviceCore: InteractionDevice {
         state.level = level
         if changed.level { bump(1, .levelControl) }
         if changed.onOff { bump(1, .onOff) }
-        if persisting && (changed.level || changed.onOff) { persist() }
+        if persisting && (changed.level || changed.onOff) { persistSoon() }
     }
 
     func setPendingKey(_ key: P256PrivateKey) { failSafe?.pendingKey = key }

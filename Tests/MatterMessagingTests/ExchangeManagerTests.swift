@@ -159,7 +159,10 @@ import TestSupport
         let (client, server, address) = await Self.makePair(faults: faults, seed: 42)
         let k1 = SecretBytes(Array(repeating: 3, count: 16)), k2 = SecretBytes(Array(repeating: 4, count: 16))
         let challenge = SecretBytes(Array(repeating: 0, count: 16))
-        let fast = MRPParameters(idleInterval: 30, activeInterval: 30)
+        // 200 ms: five transmissions span about 3.5 s, so a side starved of CPU for a while under
+        // the full suite's load still gets its retransmission through (at 30 ms they spanned
+        // 0.5 s, the reply's MRP gave up and the request waited out its 10 s).
+        let fast = MRPParameters(idleInterval: 200, activeInterval: 200)
         await server.addSecureSession(SecureSessionParameters(localSessionID: 2, peerSessionID: 1, encryptKey: k2,
                                                               decryptKey: k1, attestationChallenge: challenge,
                                                               peerAddress: MemoryNetwork.address(port: 0), peerMRP: fast,
