@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
-                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
                     dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
@@ -178,10 +178,10 @@ let package = Package(
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
-        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],
+        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates", "MatterTLV"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
         .executableTarget(name: "handshake-bench",
-                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                           path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", dependencies: ["MatterWebSocket"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -77,4 +77,5 @@ public struct CommissioningOptions: Sendable {
 
 #if canImport(Glibc)
 import Glibc
+import MatterTLV
 #endif

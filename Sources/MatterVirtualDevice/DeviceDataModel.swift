@@ -1,4 +1,5 @@
 import MatterInteraction
+import MatterTLV
 
 /// The device's endpoints and clusters: endpoint 0 is the root node, endpoint 1 the light or plug.
 enum DeviceDataModel {

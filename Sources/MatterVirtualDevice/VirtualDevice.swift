@@ -7,6 +7,7 @@ import MatterInteraction
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
+import MatterTLV
 
 /// A strict Matter commissionee on one UDP port: PASE and CASE responders, the Interaction Model
 /// over the device's clusters (root node on endpoint 0, an on/off light or plug on endpoint 1),

@@ -8,6 +8,7 @@ import MatterSetupPayload
 import MatterVirtualDevice
 import Testing
 import TestSupport
+import MatterTLV
 
 /// A node is recorded as pending before AddNOC; a hub that starts again completes the ones on
 /// its fabric and drops the others, and the attribute cache survives a restart.

@@ -7,6 +7,7 @@ import MatterInteraction
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
+import MatterTLV
 
 /// The running hub: the store, the fabric, one UDP endpoint and the sessions to devices.
 /// Shared by `Home`, `Structure` and `HomeMatterCommissioner` opened on the same state directory.

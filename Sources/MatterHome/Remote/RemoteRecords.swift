@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterServerAPI
+import MatterTLV
 
 /// The records of `matterhub/...` results (MatterServerAPI's `Hub...` types), read back into
 /// the Home API's types. A result without the expected shape is `hubUnavailable`, naming it.

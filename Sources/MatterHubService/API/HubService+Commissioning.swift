@@ -4,6 +4,7 @@ import MatterHome
 import MatterInteraction
 import MatterServerAPI
 import MatterSetupPayload
+import MatterTLV
 
 /// Commissioning through the API: the hub commissions the device onto its fabric (one
 /// commissioning session at a time, shared with every other client of this hub), interviews it

@@ -3,6 +3,7 @@ import MatterCommissioning
 import MatterHome
 import MatterServerAPI
 import MatterSetupPayload
+import MatterTLV
 
 /// The Home API's commissioning session through the hub: one active session across every client
 /// (the store enforces it), owned by the connection that prepared it.

@@ -1,5 +1,7 @@
 /// Cluster, attribute and command IDs the commissioner and the virtual device need, checked
 /// against connectedhomeip's zap XML and matter.js's cluster models.
+import MatterTLV
+
 extension ClusterID {
     public static let onOff: ClusterID = 0x0006
     public static let descriptor: ClusterID = 0x001D
