@@ -106,10 +106,10 @@ enum HomeCommands {
                     if !json {
                         for w in c.warnings { Output.err("warning: \(w)") }
                         Output.out(String(format: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
-                                          c.nodeID, c.vendorID, c.productID, total))
+                                          c.nodeID.rawValue, c.vendorID, c.productID, total))
                     }
                     outcomes.append(.object([
-                        ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID)),
+                        ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID.rawValue)),
                         ("vendorId", .from(c.vendorID)), ("productId", .from(c.productID)),
                         ("address", .string(c.address)),
                         ("totalMs", .double((total * 10).rounded() / 10)),
@@ -152,7 +152,7 @@ struct DevicesCommand: ParsableCommand {
         do { devices = try await home.devices() } catch { throw CommandFailure(error.description) }
         if json {
             Output.out(JSON.object([("devices", .array(devices.map { d in
-                .object([("nodeId", .uint(d.id)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
+                .object([("nodeId", .uint(d.id.rawValue)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
                          ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
                          ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
                          ("commissionedAt", .string(ISO8601DateFormatter().string(from: d.record.commissionedAt)))])
@@ -162,7 +162,7 @@ struct DevicesCommand: ParsableCommand {
         } else {
             Output.out("NODE ID             NAME                          ROOM            VENDOR  PRODUCT")
             for d in devices {
-                Output.out(String(format: "0x%016llX  ", d.id) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
+                Output.out(String(format: "0x%016llX  ", d.id.rawValue) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
                            + String(format: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
             }
         }
@@ -241,9 +241,9 @@ extension ArgumentDeclaration {
 }
 
 /// Node IDs on the command line: decimal or 0x hex.
-func parseNodeID(_ text: String) throws -> UInt64 {
+func parseNodeID(_ text: String) throws -> NodeID {
     guard let v = parseInteger(text, as: UInt64.self) else { throw UsageError("'\(text)' is not a node ID (decimal or 0x hex)") }
-    return v
+    return NodeID(v)
 }
 
 /// Cluster and attribute names the CLI accepts besides numbers.

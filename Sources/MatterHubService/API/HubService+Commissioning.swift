@@ -67,11 +67,11 @@ extension HubService {
         case .success(let r): result = r
         case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
         }
-        let node = NodeID(result.nodeID)
+        let node = result.nodeID
         let live = await bringUp(node)
         let data = try await nodeData(node)
         guard live else {
-            throw APIError(.nodeInterviewFailed, "node \(result.nodeID) was commissioned but its interview did not finish; it is kept and retried")
+            throw APIError(.nodeInterviewFailed, "node \(result.nodeID.rawValue) was commissioned but its interview did not finish; it is kept and retried")
         }
         return data.json
     }

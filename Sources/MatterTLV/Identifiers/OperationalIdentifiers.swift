@@ -1,5 +1,5 @@
 /// A fabric ID (Matter Core 2.5.1). 0 is reserved and never valid in a certificate.
-public struct FabricID: MatterIdentifier {
+public struct FabricID: MatterIdentifier, ExpressibleByIntegerLiteral {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
@@ -9,7 +9,7 @@ public struct FabricID: MatterIdentifier {
 }
 
 /// A node ID (Matter Core 2.5.5).
-public struct NodeID: MatterIdentifier {
+public struct NodeID: MatterIdentifier, ExpressibleByIntegerLiteral {
     public let rawValue: UInt64
     public init(rawValue: UInt64) { self.rawValue = rawValue }
 
