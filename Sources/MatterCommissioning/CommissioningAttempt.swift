@@ -1,5 +1,6 @@
 import MatterCertificates
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload

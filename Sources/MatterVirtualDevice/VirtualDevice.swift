@@ -4,6 +4,7 @@ import MatterCertificates
 import MatterCrypto
 import MatterDiscovery
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
@@ -247,7 +248,7 @@ public actor VirtualDevice {
                   let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
             let server = self.server
             Task { [weak self] in
-                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
+                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange, timeout: .seconds(10)), now: now)
                 await exchange.close()
                 await self?.wakeReportPump()  // the subscription's next deadline moved
             }

@@ -4,6 +4,7 @@ import MatterCommissioning
 import MatterCrypto
 import MatterDiscovery
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload

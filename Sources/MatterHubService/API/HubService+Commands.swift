@@ -4,6 +4,7 @@ import MatterCrypto
 import MatterDiscovery
 import MatterHome
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterNetworkCredentials
 import MatterServerAPI

@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterHome
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterTLV
 

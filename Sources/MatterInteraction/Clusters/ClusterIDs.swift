@@ -85,6 +85,10 @@ public enum Clusters {
             public static let specificationVersion: AttributeID = 0x0015
             public static let maxPathsPerInvoke: AttributeID = 0x0016
         }
+        public enum Event {
+            public static let startUp: EventID = 0x00
+            public static let shutDown: EventID = 0x01
+        }
     }
 
     public enum GeneralCommissioning {
