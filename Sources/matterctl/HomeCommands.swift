@@ -62,14 +62,7 @@ enum HomeCommands {
         }
         var roomValue: Room?
         if let room {
-            do {
-                let rooms = try await structure.rooms()
-                if let existing = rooms.first(where: { $0.name.lowercased() == room.lowercased() }) {
-                    roomValue = existing
-                } else {
-                    roomValue = try await structure.addRoom(name: room)
-                }
-            } catch {
+            do { roomValue = try await structure.room(named: room) } catch {
                 try? await structure.cancelMatterCommissioning()
                 throw CommandFailure("\(error)")
             }
@@ -78,30 +71,25 @@ enum HomeCommands {
         var outcomes: [JSON] = []
         var failed = false
         for code in codes {
-            let request = structure.matterCommissioningRequest(
-                topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-                onboardingPayload: code, options: options)
-            let results: [Result<CommissionedDevice, CommissioningError>]
+            let results: [Result<CommissioningOutcome, CommissioningError>]
             do {
-                results = try await request.perform(name: name, room: roomValue) { device, timing in
+                results = try await structure.commissionMatterDevices(onboardingPayload: code, name: name, room: roomValue,
+                                                                      options: options) { device, timing in
                     killAfter(timing)
                     if !json {
                         Output.out("  [\(device + 1)] \(timing.step.title.padding(to: 36)) \(CommissionCommand.format(timing.milliseconds))")
                     }
                 }
             } catch {
-                try? await structure.cancelMatterCommissioning()
                 throw CommandFailure(error.description)
             }
             for r in results {
                 switch r {
-                case .success(let c):
+                case .success(let outcome):
+                    let c = outcome.device
                     let total = c.timings.reduce(0) { $0 + $1.milliseconds }
-                    // The name also goes on the device (NodeLabel), as configureMatterDevice does.
-                    if let device = try? await home.device(c.nodeID) {
-                        do { try await device.writeNodeLabel(device.name) } catch {
-                            Output.err("warning: the device kept its own name: \(error.description)")
-                        }
+                    if let error = outcome.nodeLabelError {
+                        Output.err("warning: the device kept its own name: \(error.description)")
                     }
                     if !json {
                         for w in c.warnings { Output.err("warning: \(w)") }

@@ -97,11 +97,7 @@ struct EmbeddedBackend: HomeBackend {
     }
 
     func configure(_ node: NodeID, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
-        let rooms = try await self.rooms(in: structure)
-        let room: Room
-        if let existing = rooms.first(where: { $0.name.lowercased() == roomName.lowercased() }) { room = existing } else {
-            room = try await addRoom(name: roomName, in: structure)
-        }
+        let room = try await self.room(named: roomName, in: structure)
         guard let record = try? hub.store.node(node) else {
             throw HomeError(.deviceNotFound, "no device with node ID \(node.rawValue) in this home (see 'matterctl devices')")
         }

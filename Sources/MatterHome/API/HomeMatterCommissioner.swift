@@ -37,9 +37,8 @@ public final class HomeMatterCommissioner: Sendable {
             throw HomeError(.storeNotWritable, "the home has no structure")
         }
         try await structure.prepareForMatterCommissioning()
-        let request = structure.matterCommissioningRequest(
-            topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-            onboardingPayload: onboardingPayload, options: options)
+        let request = structure.matterCommissioningRequest(topology: structure.commissioningTopology,
+                                                           onboardingPayload: onboardingPayload, options: options)
         let results: [Result<CommissionedDevice, CommissioningError>]
         do {
             results = try await request.perform(onStep: onStep)
