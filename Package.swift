@@ -2,8 +2,11 @@
 // MatterHub: a Matter-over-IP commissioner and home hub for Linux.
 import PackageDescription
 
-/// Every Swift target is built in Swift 6 mode with warnings treated as errors.
-let strict: [SwiftSetting] = [.unsafeFlags(["-warnings-as-errors"])]
+/// Every Swift target is built in Swift 6 language mode. Warnings are errors too, but that flag
+/// is passed by the build scripts (`scripts/test`, `scripts/demo`, `scripts/fuzz`:
+/// `-Xswiftc -warnings-as-errors`), not here: SwiftPM refuses `unsafeFlags` in a package used as a
+/// versioned dependency, and the library products are meant to be used that way.
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
 let package = Package(
     name: "MatterHub",
@@ -44,6 +47,8 @@ let package = Package(
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
         .target(name: "MatterWebSocket", dependencies: ["MatterCrypto"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        // Where Interaction meets Messaging: the IM exchange over a messaging exchange, InteractionClient.over.
+        .target(name: "MatterInteractionMessaging", dependencies: ["MatterInteraction", "MatterMessaging"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
                 swiftSettings: strict),
         .target(name: "MatterCertificates", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
@@ -53,16 +58,17 @@ let package = Package(
         // folder, DCL updates (URLSession) and CRLs. Foundation, no C.
         .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto"], swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
-        .target(name: "MatterDiscovery", dependencies: ["CAvahi"], swiftSettings: strict),
+        .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),
 
         .target(name: "MatterCommissioning",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
-                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterNetworkCredentials"],
+                               "MatterInteractionMessaging", "MatterCertificates", "MatterCrypto", "MatterTLV",
+                               "MatterNetworkCredentials"],
                 swiftSettings: strict),
 
         // The public Home API and the hub's persistent store (SQLite + key files).
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
-                                                   "MatterDiscovery", "MatterInteraction", "MatterMessaging",
+                                                   "MatterDiscovery", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
                                                    "MatterNetworkCredentials",
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
                                                    "MatterServerAPI", "MatterWebSocket"],
@@ -74,13 +80,15 @@ let package = Package(
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
+                               "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload"],
                 resources: [.copy("Dashboard")], swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
-                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterNetworkCredentials"],
+                               "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterInteractionMessaging",
+                               "MatterNetworkCredentials"],
                 swiftSettings: strict),
 
         // The command-line tool.
@@ -144,7 +152,7 @@ let package = Package(
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
-                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                    dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
                     dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
@@ -155,13 +163,13 @@ let package = Package(
                                    "matterhub-store-tool", "MatterHubService"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
-                    dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterMessaging", "MatterSecureChannel",
-                                   "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
+                    dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
+                                   "MatterSecureChannel", "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCommissioningTests",
                     dependencies: ["MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
                                    "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
-                                   "MatterNetworkCredentials", "MatterInteraction", "TestSupport"],
+                                   "MatterNetworkCredentials", "MatterInteraction", "MatterInteractionMessaging", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
@@ -175,10 +183,10 @@ let package = Package(
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
-        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates"],
+        .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates", "MatterTLV"],
                           path: "Benchmarks/CryptoBenchmark", swiftSettings: strict),
         .executableTarget(name: "handshake-bench",
-                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates"],
+                          dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                           path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
         .target(name: "TestSupport", dependencies: ["MatterWebSocket"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -11,6 +11,7 @@
 import Foundation
 import MatterCertificates
 import MatterCrypto
+import MatterTLV
 
 let seconds = CommandLine.arguments.firstIndex(of: "--seconds")
     .flatMap { CommandLine.arguments.indices.contains($0 + 1) ? Double(CommandLine.arguments[$0 + 1]) : nil } ?? 2

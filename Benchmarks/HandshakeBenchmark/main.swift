@@ -3,6 +3,7 @@ import MatterCertificates
 import MatterCrypto
 import MatterMessaging
 import MatterSecureChannel
+import MatterTLV
 
 /// PASE and CASE handshakes over real UDP on loopback ([::1]), both sides in this process:
 /// wall time per handshake (median, p90) and CPU time per handshake (both sides together).

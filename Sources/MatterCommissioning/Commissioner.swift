@@ -1,10 +1,11 @@
 import MatterCertificates
 import MatterMessaging
 import MatterSetupPayload
+import MatterTLV
 
 /// A commissioned node, with how it went.
 public struct CommissioningResult: Sendable {
-    public var nodeID: UInt64
+    public var nodeID: NodeID
     public var vendorID: UInt16
     public var productID: UInt16
     public var device: DeviceCandidate
@@ -18,7 +19,7 @@ public struct CommissioningResult: Sendable {
 
 /// A node's operational certificate about to be installed (Matter Core 5.5 step 13).
 public struct NOCInstallation: Sendable {
-    public var nodeID: UInt64
+    public var nodeID: NodeID
     public var noc: IssuedCertificate
     /// Who the device said it is (BasicInformation, read over PASE; attested).
     public var vendorID: UInt16
@@ -79,12 +80,12 @@ public struct Commissioner: Sendable {
         self.finder = finder
     }
 
-    public func commission(_ payload: SetupPayload, nodeID: UInt64,
+    public func commission(_ payload: SetupPayload, nodeID: NodeID,
                            onStep: @escaping @Sendable (StepTiming) -> Void = { _ in }) async throws(CommissioningError) -> CommissioningResult {
         try await commission(payload, nodeID: nodeID, hooks: CommissioningHooks(onStep: onStep))
     }
 
-    public func commission(_ payload: SetupPayload, nodeID: UInt64,
+    public func commission(_ payload: SetupPayload, nodeID: NodeID,
                            hooks: CommissioningHooks) async throws(CommissioningError) -> CommissioningResult {
         let attempt = CommissioningAttempt(commissioner: self, payload: payload, nodeID: nodeID, hooks: hooks)
         do {

@@ -22,11 +22,11 @@ public struct CommissionerIdentity: Sendable {
 
     /// The subject the device's Administer ACL entry names: the controller's node ID.
     public var caseAdminSubject: UInt64 { controller.nodeID }
-    public var fabricID: UInt64 { controller.fabricID }
+    public var fabricID: FabricID { controller.identity.fabricID }
 
     /// The compressed fabric ID (operational discovery, `_I<CFID>`).
     public func compressedFabricID() throws -> CompressedFabricID {
-        try CompressedFabricID(rootPublicKey: controller.rootPublicKey, fabricID: FabricID(controller.fabricID))
+        try CompressedFabricID(rootPublicKey: controller.rootPublicKey, fabricID: fabricID)
     }
 }
 
@@ -77,4 +77,5 @@ public struct CommissioningOptions: Sendable {
 
 #if canImport(Glibc)
 import Glibc
+import MatterTLV
 #endif

@@ -1,4 +1,5 @@
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 
 /// Steps 16 and 17 (Matter Core 5.5; 11.9.7): a Wi-Fi or Thread device that is not on the

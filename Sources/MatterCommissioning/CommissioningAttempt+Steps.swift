@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
@@ -99,7 +100,7 @@ extension CommissioningAttempt {
             let now = options.clock()
             let validity = CertificateValidity(notBefore: MatterEpochTime(unixSeconds: now - 3600) ?? MatterEpochTime(0),
                                                notAfter: MatterEpochTime(0))
-            noc = try identity.authority.issueNOC(csr: csr, nodeID: NodeID(nodeID), validity: validity)
+            noc = try identity.authority.issueNOC(csr: csr, nodeID: nodeID, validity: validity)
         } catch {
             throw fail(.csr, .invalidCSR, "the device's operational CSR is invalid: \(error)",
                        "The device may be faulty or not genuine; do not add it to your home.")
@@ -143,7 +144,7 @@ extension CommissioningAttempt {
         let mrp = pase.device.mrp
         let direct = clock.now
         do {
-            operational = try await CASEInitiator.establish(manager: manager, peer: pase.address, fabric: fabric, peerNodeID: nodeID,
+            operational = try await CASEInitiator.establish(manager: manager, peer: pase.address, fabric: fabric, peerNodeID: nodeID.rawValue,
                                                             peerMRP: mrp, timeout: .seconds(5))
             record(.case, since: direct)
             return
@@ -165,7 +166,7 @@ extension CommissioningAttempt {
         let caseStart = clock.now
         for address in found {
             do {
-                operational = try await CASEInitiator.establish(manager: manager, peer: address, fabric: fabric, peerNodeID: nodeID,
+                operational = try await CASEInitiator.establish(manager: manager, peer: address, fabric: fabric, peerNodeID: nodeID.rawValue,
                                                                 peerMRP: mrp)
                 record(.case, since: caseStart)
                 return
@@ -178,7 +179,7 @@ extension CommissioningAttempt {
     }
 
     func findOperational(cfid: UInt64) async throws(CommissioningError) -> [PeerAddress] {
-        let stream = commissioner.finder.discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID)
+        let stream = commissioner.finder.discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
         let timeout = options.operationalDiscoveryTimeout
         let result: [PeerAddress]? = await first(within: timeout) {
             do {

@@ -1,8 +1,10 @@
 import MatterCertificates
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
+import MatterTLV
 
 /// One commissioning attempt: what it has learned so far, and the loop that runs its steps.
 /// One task owns it from start to end.
@@ -46,7 +48,7 @@ final class CommissioningAttempt {
 
     let commissioner: Commissioner
     let payload: SetupPayload
-    let nodeID: UInt64
+    let nodeID: NodeID
     let hooks: CommissioningHooks
     let clock = ContinuousClock()
 
@@ -63,7 +65,7 @@ final class CommissioningAttempt {
     var noc: IssuedCertificate?
     var operational: CASEInitiator.Result?
 
-    init(commissioner: Commissioner, payload: SetupPayload, nodeID: UInt64, hooks: CommissioningHooks) {
+    init(commissioner: Commissioner, payload: SetupPayload, nodeID: NodeID, hooks: CommissioningHooks) {
         self.commissioner = commissioner
         self.payload = payload
         self.nodeID = nodeID

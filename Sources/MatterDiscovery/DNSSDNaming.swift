@@ -1,3 +1,5 @@
+import MatterTLV
+
 /// Matter's DNS-SD names (Matter Core 4.3): service types, subtypes and operational instance
 /// names.
 public enum MatterServiceType: String, Sendable, CaseIterable {
@@ -84,7 +86,7 @@ public struct OperationalInstanceName: Sendable, Hashable, CustomStringConvertib
     public init(parsing name: String) throws(DiscoveryError) {
         let b = Array(name.utf8)
         guard b.count >= 33, b.count == 33 || b[33] == UInt8(ascii: "."), b[16] == UInt8(ascii: "-"),
-              let f = decodeHex(b[0..<16]), let n = decodeHex(b[17..<33]) else {
+              let f = Base16.decode(utf8: b[0..<16]), let n = Base16.decode(utf8: b[17..<33]) else {
             throw DiscoveryError(.invalidInstanceName,
                                  "'\(name)' is not an operational instance name (<16 hex>-<16 hex>)")
         }
@@ -96,12 +98,12 @@ public struct OperationalInstanceName: Sendable, Hashable, CustomStringConvertib
     public var description: String { Self.hex16(compressedFabricID) + "-" + Self.hex16(nodeID) }
 
     static func hex16(_ v: UInt64) -> String {
-        encodeHex((0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) })
+        Base16.encode((0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) }, uppercase: true)
     }
 }
 
 extension OperationalInstanceName {
     /// A Matter host name from a 48-bit MAC or 64-bit EUI-64: its bytes as upper-case hex
     /// (Matter Core 4.3.4, e.g. `B75AFB458ECD`).
-    public static func hostName(macOrEUI64 bytes: [UInt8]) -> String { encodeHex(bytes) }
+    public static func hostName(macOrEUI64 bytes: [UInt8]) -> String { Base16.encode(bytes, uppercase: true) }
 }

@@ -1,3 +1,5 @@
+import MatterTLV
+
 /// The TXT keys of Matter's DNS-SD services (Matter Core 4.3.1 commissionable and commissioner,
 /// 4.3.2 operational, 4.3.4 common keys), typed. Absent keys are nil; a malformed value is nil
 /// here, listed in `issues`, and its raw bytes stay in the record.
@@ -84,7 +86,7 @@ public struct MatterTXT: Sendable, Hashable {
         if let v = commissioningMode { t.set("CM", String(v)) }
         if let v = deviceType { t.set("DT", String(v)) }
         if let v = deviceName { t.set("DN", v) }
-        if let v = rotatingID { t.set("RI", encodeHex(v)) }
+        if let v = rotatingID { t.set("RI", Base16.encode(v, uppercase: true)) }
         if let v = pairingHint { t.set("PH", String(v)) }
         if let v = pairingInstruction { t.set("PI", v) }
         if let v = sessionIdleInterval { t.set("SII", String(v)) }

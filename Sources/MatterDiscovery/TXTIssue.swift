@@ -1,3 +1,5 @@
+import MatterTLV
+
 /// A TXT value that could not be read: the entry is kept (raw bytes stay in the record) and the
 /// problem is reported next to it.
 public struct TXTIssue: Sendable, Hashable, CustomStringConvertible {
@@ -40,7 +42,7 @@ struct TXTReader {
     /// Hexadecimal text (as in `RI`) decoded to bytes.
     mutating func hexText(_ key: String, maxBytes: Int) -> [UInt8]? {
         guard let raw = present(key) else { return nil }
-        guard raw.count % 2 == 0, raw.count / 2 <= maxBytes, let bytes = decodeHex(raw) else {
+        guard raw.count % 2 == 0, raw.count / 2 <= maxBytes, let bytes = Base16.decode(utf8: raw) else {
             return fail(key, "not an even-length hexadecimal string of at most \(maxBytes) bytes")
         }
         return bytes
@@ -70,36 +72,4 @@ struct TXTReader {
         issues.append(TXTIssue(key: key, reason: reason))
         return nil
     }
-}
-
-func decodeHex(_ text: some Collection<UInt8>) -> [UInt8]? {
-    func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-    let chars = Array(text)
-    guard chars.count % 2 == 0 else { return nil }
-    var out: [UInt8] = []
-    out.reserveCapacity(chars.count / 2)
-    var i = 0
-    while i < chars.count {
-        guard let hi = nibble(chars[i]), let lo = nibble(chars[i + 1]) else { return nil }
-        out.append(hi << 4 | lo)
-        i += 2
-    }
-    return out
-}
-
-func encodeHex(_ bytes: some Sequence<UInt8>, uppercase: Bool = true) -> String {
-    let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
-    var out: [UInt8] = []
-    for b in bytes {
-        out.append(digits[Int(b >> 4)])
-        out.append(digits[Int(b & 0x0F)])
-    }
-    return String(decoding: out, as: UTF8.self)
 }

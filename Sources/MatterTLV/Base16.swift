@@ -1,9 +1,9 @@
 /// Hexadecimal (base 16) text of bytes, both ways: one helper for every layer (certificates, datasets,
 /// the CLI, the API).
 public enum Base16 {
-    /// Lowercase, two digits a byte.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
+    /// Two digits a byte, lowercase unless `uppercase` (DNS-SD names and TXT values are uppercase).
+    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+        let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
         for b in bytes {
             out.append(digits[Int(b >> 4)])
@@ -14,7 +14,12 @@ public enum Base16 {
 
     /// The bytes of an even number of hex digits (either case), or nil for anything else.
     public static func decode(_ text: some StringProtocol) -> [UInt8]? {
-        let chars = Array(text.utf8)
+        decode(utf8: text.utf8)
+    }
+
+    /// The bytes of an even number of hex digits given as UTF-8 (a TXT value, a DNS label), or nil.
+    public static func decode(utf8 text: some Collection<UInt8>) -> [UInt8]? {
+        let chars = Array(text)
         guard chars.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
         out.reserveCapacity(chars.count / 2)

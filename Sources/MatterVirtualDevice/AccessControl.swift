@@ -1,4 +1,5 @@
 import MatterInteraction
+import MatterTLV
 
 /// Access control (Matter Core 6.6): which privilege a session holds on a path, from the ACL.
 /// PASE sessions hold an implicit Administer privilege while commissioning; CASE sessions hold

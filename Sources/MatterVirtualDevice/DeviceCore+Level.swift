@@ -35,12 +35,14 @@ struct LevelState: Codable, Sendable, Hashable {
     static func clamp(_ v: UInt8) -> UInt8 { min(max(v, minLevel), maxLevel) }
 
     /// The attribute IDs the cluster has (globals aside).
-    static let attributeIDs: [UInt32] = [LC.Attribute.currentLevel, LC.Attribute.remainingTime, LC.Attribute.minLevel,
-                                         LC.Attribute.maxLevel, LC.Attribute.options, LC.Attribute.onOffTransitionTime,
-                                         LC.Attribute.onLevel, LC.Attribute.startUpCurrentLevel].map(\.rawValue)
-    static let writableIDs: [UInt32] = [LC.Attribute.options, LC.Attribute.onOffTransitionTime, LC.Attribute.onLevel,
-                                        LC.Attribute.startUpCurrentLevel].map(\.rawValue)
-    static let commandIDs: [UInt32] = (0...7).map { UInt32($0) }
+    static let attributeIDs: [AttributeID] = [LC.Attribute.currentLevel, LC.Attribute.remainingTime, LC.Attribute.minLevel,
+                                              LC.Attribute.maxLevel, LC.Attribute.options, LC.Attribute.onOffTransitionTime,
+                                              LC.Attribute.onLevel, LC.Attribute.startUpCurrentLevel]
+    static let writableIDs: [AttributeID] = [LC.Attribute.options, LC.Attribute.onOffTransitionTime, LC.Attribute.onLevel,
+                                             LC.Attribute.startUpCurrentLevel]
+    static let commandIDs: [CommandID] = [LC.Command.moveToLevel, LC.Command.move, LC.Command.step, LC.Command.stop,
+                                          LC.Command.moveToLevelWithOnOff, LC.Command.moveWithOnOff, LC.Command.stepWithOnOff,
+                                          LC.Command.stopWithOnOff]
 
     func attribute(_ id: AttributeID) -> TLVElement? {
         func nullable(_ v: UInt8?) -> TLVElement { v.map { .unsigned($0) } ?? .null(.anonymous) }

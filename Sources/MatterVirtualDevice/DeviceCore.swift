@@ -432,14 +432,14 @@ actor DeviceCore: InteractionDevice {
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
         guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network) else { return nil }
-        func ids(_ xs: [UInt32]) -> TLVElement { .array(xs.sorted().map { .unsigned($0) }) }
+        func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
         case .featureMap: return .unsigned(spec.featureMap)
-        case .attributeList: return ids(spec.attributes + DeviceDataModel.globals.map(\.rawValue))
+        case .attributeList: return ids(spec.attributes + DeviceDataModel.globals)
         case .acceptedCommandList: return ids(spec.accepted)
         case .generatedCommandList: return ids(spec.generated)
-        case .eventList: return ids([])
+        case .eventList: return ids([EventID]())
         default: return nil
         }
     }

@@ -1,4 +1,5 @@
 import MatterInteraction
+import MatterTLV
 
 /// The device's endpoints and clusters: endpoint 0 is the root node, endpoint 1 the light
 /// (On/Off and Level Control) or the plug (On/Off).
@@ -9,12 +10,12 @@ enum DeviceDataModel {
 
     struct ClusterSpec {
         var id: ClusterID
-        var attributes: [UInt32]
-        var writable: [UInt32] = []
-        var accepted: [UInt32] = []
-        var generated: [UInt32] = []
-        var timed: [UInt32] = []
-        var events: [UInt32] = []
+        var attributes: [AttributeID]
+        var writable: [AttributeID] = []
+        var accepted: [CommandID] = []
+        var generated: [CommandID] = []
+        var timed: [CommandID] = []
+        var events: [EventID] = []
         var revision: UInt16
         var featureMap: UInt32 = 0
     }
@@ -23,7 +24,13 @@ enum DeviceDataModel {
 
     /// The root node's NetworkCommissioning cluster: Ethernet, or a simulated Wi-Fi or Thread interface.
     static func networkCommissioning(_ network: VirtualDeviceConfiguration.Network?) -> ClusterSpec {
-        guard let network else { return ClusterSpec(id: .networkCommissioning, attributes: [0, 1, 4, 5, 6, 7], revision: 1, featureMap: 0x4) }
+        typealias A = Clusters.NetworkCommissioning.Attribute
+        guard let network else {
+            return ClusterSpec(id: .networkCommissioning,
+                               attributes: [A.maxNetworks, A.networks, A.interfaceEnabled, A.lastNetworkingStatus, A.lastNetworkID,
+                                            A.lastConnectErrorValue],
+                               revision: 1, featureMap: 0x4)
+        }
         return ClusterSpec(id: .networkCommissioning, attributes: SimulatedNetworkInterface.attributeIDs, writable: [],
                            accepted: SimulatedNetworkInterface.acceptedCommands(network),
                            generated: SimulatedNetworkInterface.generatedCommands, revision: 1,
@@ -37,23 +44,62 @@ enum DeviceDataModel {
 
     static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
                       network: VirtualDeviceConfiguration.Network? = nil) -> [ClusterSpec] {
-        let descriptor = ClusterSpec(id: .descriptor, attributes: [0, 1, 2, 3], revision: 2)
+        typealias D = Clusters.Descriptor.Attribute
+        typealias OnOff = Clusters.OnOff
+        typealias ACL = Clusters.AccessControl.Attribute
+        typealias Basic = Clusters.BasicInformation
+        typealias GC = Clusters.GeneralCommissioning
+        typealias AC = Clusters.AdministratorCommissioning
+        typealias OC = Clusters.OperationalCredentials
+        let descriptor = ClusterSpec(id: .descriptor, attributes: [D.deviceTypeList, D.serverList, D.clientList, D.partsList],
+                                     revision: 2)
         if endpoint == 1 {
-            let onOff = ClusterSpec(id: .onOff, attributes: [0], accepted: [0, 1, 2], revision: 6)
+            let onOff = ClusterSpec(id: .onOff, attributes: [OnOff.Attribute.onOff],
+                                    accepted: [OnOff.Command.off, OnOff.Command.on, OnOff.Command.toggle], revision: 6)
             return kind == .light ? [descriptor, onOff, levelControl] : [descriptor, onOff]
         }
         return [
             descriptor,
-            ClusterSpec(id: .accessControl, attributes: [0, 2, 3, 4], writable: [0], revision: 2),
-            ClusterSpec(id: .basicInformation, attributes: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 0x0A, 0x0F, 0x12, 0x13, 0x15, 0x16],
-                        writable: [5, 6], events: [0, 1], revision: 4),
-            ClusterSpec(id: .generalCommissioning, attributes: [0, 1, 2, 3, 4], writable: [0],
-                        accepted: [0, 2, 4], generated: [1, 3, 5], revision: 1),
+            ClusterSpec(id: .accessControl,
+                        attributes: [ACL.acl, ACL.subjectsPerAccessControlEntry, ACL.targetsPerAccessControlEntry,
+                                     ACL.accessControlEntriesPerFabric],
+                        writable: [ACL.acl], revision: 2),
+            ClusterSpec(id: .basicInformation,
+                        attributes: [Basic.Attribute.dataModelRevision, Basic.Attribute.vendorName, Basic.Attribute.vendorID,
+                                     Basic.Attribute.productName, Basic.Attribute.productID, Basic.Attribute.nodeLabel,
+                                     Basic.Attribute.location, Basic.Attribute.hardwareVersion,
+                                     Basic.Attribute.hardwareVersionString, Basic.Attribute.softwareVersion,
+                                     Basic.Attribute.softwareVersionString, Basic.Attribute.serialNumber,
+                                     Basic.Attribute.uniqueID, Basic.Attribute.capabilityMinima,
+                                     Basic.Attribute.specificationVersion, Basic.Attribute.maxPathsPerInvoke],
+                        writable: [Basic.Attribute.nodeLabel, Basic.Attribute.location],
+                        events: [Basic.Event.startUp, Basic.Event.shutDown], revision: 4),
+            ClusterSpec(id: .generalCommissioning,
+                        attributes: [GC.Attribute.breadcrumb, GC.Attribute.basicCommissioningInfo, GC.Attribute.regulatoryConfig,
+                                     GC.Attribute.locationCapability, GC.Attribute.supportsConcurrentConnection],
+                        writable: [GC.Attribute.breadcrumb],
+                        accepted: [GC.Command.armFailSafe, GC.Command.setRegulatoryConfig, GC.Command.commissioningComplete],
+                        generated: [GC.Command.armFailSafeResponse, GC.Command.setRegulatoryConfigResponse,
+                                    GC.Command.commissioningCompleteResponse],
+                        revision: 1),
             networkCommissioning(network),
-            ClusterSpec(id: .administratorCommissioning, attributes: [0, 1, 2], accepted: [0, 1, 2], timed: [0, 1, 2],
+            ClusterSpec(id: .administratorCommissioning,
+                        attributes: [AC.Attribute.windowStatus, AC.Attribute.adminFabricIndex, AC.Attribute.adminVendorID],
+                        accepted: [AC.Command.openCommissioningWindow, AC.Command.openBasicCommissioningWindow,
+                                   AC.Command.revokeCommissioning],
+                        timed: [AC.Command.openCommissioningWindow, AC.Command.openBasicCommissioningWindow,
+                                AC.Command.revokeCommissioning],
                         revision: 1, featureMap: 0x1),
-            ClusterSpec(id: .operationalCredentials, attributes: [0, 1, 2, 3, 4, 5], accepted: [0, 2, 4, 6, 9, 0x0A, 0x0B],
-                        generated: [1, 3, 5, 8], revision: 1),
+            ClusterSpec(id: .operationalCredentials,
+                        attributes: [OC.Attribute.nocs, OC.Attribute.fabrics, OC.Attribute.supportedFabrics,
+                                     OC.Attribute.commissionedFabrics, OC.Attribute.trustedRootCertificates,
+                                     OC.Attribute.currentFabricIndex],
+                        accepted: [OC.Command.attestationRequest, OC.Command.certificateChainRequest, OC.Command.csrRequest,
+                                   OC.Command.addNOC, OC.Command.updateFabricLabel, OC.Command.removeFabric,
+                                   OC.Command.addTrustedRootCertificate],
+                        generated: [OC.Command.attestationResponse, OC.Command.certificateChainResponse,
+                                    OC.Command.csrResponse, OC.Command.nocResponse],
+                        revision: 1),
         ]
     }
 
@@ -67,10 +113,8 @@ enum DeviceDataModel {
     static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?) -> DataModel {
         DataModel(endpoints: endpoints.map { ep in
             DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network).map { s in
-                DataModel.Cluster(id: s.id, attributes: Set(s.attributes.map { AttributeID($0) }).union(globals),
-                                  writableAttributes: Set(s.writable.map { AttributeID($0) }),
-                                  acceptedCommands: Set(s.accepted.map { CommandID($0) }),
-                                  timedCommands: Set(s.timed.map { CommandID($0) }), events: Set(s.events.map { EventID($0) }))
+                DataModel.Cluster(id: s.id, attributes: Set(s.attributes).union(globals), writableAttributes: Set(s.writable),
+                                  acceptedCommands: Set(s.accepted), timedCommands: Set(s.timed), events: Set(s.events))
             })
         })
     }

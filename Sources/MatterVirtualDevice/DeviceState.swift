@@ -1,5 +1,6 @@
 import Foundation
 import MatterInteraction
+import MatterTLV
 
 /// One fabric the device belongs to, as persisted.
 struct FabricRecord: Codable, Sendable, Hashable {

@@ -163,10 +163,20 @@ struct SimulatedNetworkInterface: Sendable {
     }
 
     /// The attribute IDs the interface implements.
-    static let attributeIDs: [UInt32] = [0, 1, 2, 3, 4, 5, 6, 7]
+    static let attributeIDs: [AttributeID] = {
+        typealias A = Clusters.NetworkCommissioning.Attribute
+        return [A.maxNetworks, A.networks, A.scanMaxTimeSeconds, A.connectMaxTimeSeconds, A.interfaceEnabled,
+                A.lastNetworkingStatus, A.lastNetworkID, A.lastConnectErrorValue]
+    }()
     /// Accepted commands: ScanNetworks, AddOrUpdate{WiFi|Thread}Network, RemoveNetwork, ConnectNetwork.
-    static func acceptedCommands(_ kind: VirtualDeviceConfiguration.Network) -> [UInt32] { [0, kind == .wifi ? 2 : 3, 4, 6] }
-    static let generatedCommands: [UInt32] = [1, 5, 7]
+    static func acceptedCommands(_ kind: VirtualDeviceConfiguration.Network) -> [CommandID] {
+        typealias C = Clusters.NetworkCommissioning.Command
+        return [C.scanNetworks, kind == .wifi ? C.addOrUpdateWiFiNetwork : C.addOrUpdateThreadNetwork, C.removeNetwork,
+                C.connectNetwork]
+    }
+    static let generatedCommands: [CommandID] = [Clusters.NetworkCommissioning.Command.scanNetworksResponse,
+                                                 Clusters.NetworkCommissioning.Command.networkConfigResponse,
+                                                 Clusters.NetworkCommissioning.Command.connectNetworkResponse]
 }
 
 /// The networks a commissioned device keeps across restarts (state.json, mode 0600).

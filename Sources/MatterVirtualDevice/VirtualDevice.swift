@@ -4,9 +4,11 @@ import MatterCertificates
 import MatterCrypto
 import MatterDiscovery
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
+import MatterTLV
 
 /// A strict Matter commissionee on one UDP port: PASE and CASE responders, the Interaction Model
 /// over the device's clusters (root node on endpoint 0, an on/off light or plug on endpoint 1),
@@ -249,7 +251,7 @@ public actor VirtualDevice {
                   let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
             let server = self.server
             Task { [weak self] in
-                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange), now: now)
+                try? await server.deliver(report, on: MessagingIMExchange(exchange: exchange, timeout: .seconds(10)), now: now)
                 await exchange.close()
                 await self?.wakeReportPump()  // the subscription's next deadline moved
             }

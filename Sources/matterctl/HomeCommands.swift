@@ -62,14 +62,7 @@ enum HomeCommands {
         }
         var roomValue: Room?
         if let room {
-            do {
-                let rooms = try await structure.rooms()
-                if let existing = rooms.first(where: { $0.name.lowercased() == room.lowercased() }) {
-                    roomValue = existing
-                } else {
-                    roomValue = try await structure.addRoom(name: room)
-                }
-            } catch {
+            do { roomValue = try await structure.room(named: room) } catch {
                 try? await structure.cancelMatterCommissioning()
                 throw CommandFailure("\(error)")
             }
@@ -78,38 +71,33 @@ enum HomeCommands {
         var outcomes: [JSON] = []
         var failed = false
         for code in codes {
-            let request = structure.matterCommissioningRequest(
-                topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-                onboardingPayload: code, options: options)
-            let results: [Result<CommissionedDevice, CommissioningError>]
+            let results: [Result<CommissioningOutcome, CommissioningError>]
             do {
-                results = try await request.perform(name: name, room: roomValue) { device, timing in
+                results = try await structure.commissionMatterDevices(onboardingPayload: code, name: name, room: roomValue,
+                                                                      options: options) { device, timing in
                     killAfter(timing)
                     if !json {
                         Output.out("  [\(device + 1)] \(timing.step.title.padding(to: 36)) \(CommissionCommand.format(timing.milliseconds))")
                     }
                 }
             } catch {
-                try? await structure.cancelMatterCommissioning()
                 throw CommandFailure(error.description)
             }
             for r in results {
                 switch r {
-                case .success(let c):
+                case .success(let outcome):
+                    let c = outcome.device
                     let total = c.timings.reduce(0) { $0 + $1.milliseconds }
-                    // The name also goes on the device (NodeLabel), as configureMatterDevice does.
-                    if let device = try? await home.device(c.nodeID) {
-                        do { try await device.writeNodeLabel(device.name) } catch {
-                            Output.err("warning: the device kept its own name: \(error.description)")
-                        }
+                    if let error = outcome.nodeLabelError {
+                        Output.err("warning: the device kept its own name: \(error.description)")
                     }
                     if !json {
                         for w in c.warnings { Output.err("warning: \(w)") }
                         Output.out(String(format: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
-                                          c.nodeID, c.vendorID, c.productID, total))
+                                          c.nodeID.rawValue, c.vendorID, c.productID, total))
                     }
                     outcomes.append(.object([
-                        ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID)),
+                        ("result", .string("commissioned")), ("nodeId", .uint(c.nodeID.rawValue)),
                         ("vendorId", .from(c.vendorID)), ("productId", .from(c.productID)),
                         ("address", .string(c.address)),
                         ("totalMs", .double((total * 10).rounded() / 10)),
@@ -152,7 +140,7 @@ struct DevicesCommand: ParsableCommand {
         do { devices = try await home.devices() } catch { throw CommandFailure(error.description) }
         if json {
             Output.out(JSON.object([("devices", .array(devices.map { d in
-                .object([("nodeId", .uint(d.id)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
+                .object([("nodeId", .uint(d.id.rawValue)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
                          ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
                          ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
                          ("commissionedAt", .string(ISO8601DateFormatter().string(from: d.record.commissionedAt)))])
@@ -162,7 +150,7 @@ struct DevicesCommand: ParsableCommand {
         } else {
             Output.out("NODE ID             NAME                          ROOM            VENDOR  PRODUCT")
             for d in devices {
-                Output.out(String(format: "0x%016llX  ", d.id) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
+                Output.out(String(format: "0x%016llX  ", d.id.rawValue) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
                            + String(format: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
             }
         }
@@ -241,9 +229,9 @@ extension ArgumentDeclaration {
 }
 
 /// Node IDs on the command line: decimal or 0x hex.
-func parseNodeID(_ text: String) throws -> UInt64 {
+func parseNodeID(_ text: String) throws -> NodeID {
     guard let v = parseInteger(text, as: UInt64.self) else { throw UsageError("'\(text)' is not a node ID (decimal or 0x hex)") }
-    return v
+    return NodeID(v)
 }
 
 /// Cluster and attribute names the CLI accepts besides numbers.

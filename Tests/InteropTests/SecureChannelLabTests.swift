@@ -5,6 +5,7 @@ import MatterMessaging
 import MatterSecureChannel
 import Testing
 import TestSupport
+import MatterTLV
 
 /// PASE and CASE between our initiator and our responder over real UDP between two lab
 /// namespaces, h4 (device) and h5 (controller), on ephemeral ports. Both sockets are opened

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import MatterCertificates
+import MatterTLV
 
 /// Chain validation over the certificates of matter_certs.json, with the time fixed at
 /// 2023-01-01 as the vector notes suggest.

@@ -1,6 +1,7 @@
 import Testing
 import TestSupport
 @testable import MatterCertificates
+import MatterTLV
 
 @Suite("CompressedFabricID")
 struct CompressedFabricIDTests {

@@ -3,6 +3,7 @@ import MatterCrypto
 import Testing
 import TestSupport
 @testable import MatterCertificates
+import MatterTLV
 
 /// The hub's CA, checked against our own validator and against OpenSSL's X.509 implementation.
 @Suite("FabricCertificateAuthority")

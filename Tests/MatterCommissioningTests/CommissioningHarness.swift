@@ -8,6 +8,7 @@ import MatterSecureChannel
 import MatterSetupPayload
 import MatterVirtualDevice
 import TestSupport
+import MatterTLV
 
 /// The whole commissioner, in process, against a strict virtual device on a `MemoryNetwork`
 /// (as rs-matter's tests/commissioning.rs runs device and controller side by side):

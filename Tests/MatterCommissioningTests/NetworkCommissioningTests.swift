@@ -1,5 +1,6 @@
 import Foundation
 import MatterCommissioning
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterCrypto
 import MatterInteraction

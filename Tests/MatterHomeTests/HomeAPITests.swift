@@ -120,6 +120,29 @@ struct LoopbackBrowser: ServiceBrowsing {
         }
     }
 
+    /// What `matterctl commission --name --room` does, from the Home API: the room is found
+    /// whatever its case (or added), and the name goes on the device as NodeLabel.
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func commissionsIntoANamedRoomAndLabelsTheDevice(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        try await Self.withHome(mode, network, discriminator: 105) { fixture, device in
+            let device = try #require(device)
+            let structure = try #require(try await fixture.home.structures().first)
+            let kitchen = try await structure.addRoom(name: "Kitchen")
+            #expect(try await structure.room(named: "kITCHEN") == kitchen)
+            try await structure.prepareForMatterCommissioning()
+            let porch = try await structure.room(named: "Porch")
+            #expect(try await structure.rooms().map(\.name).sorted() == ["Kitchen", "Porch"])
+            let results = try await structure.commissionMatterDevices(onboardingPayload: device.qrCode, name: "Lamp", room: porch,
+                                                                      options: fixture.callerOptions)
+            let outcome = try #require(try results.first?.get())
+            #expect(outcome.nodeLabelError == nil)
+            #expect(try await structure.completeMatterCommissioning() == [outcome.device.nodeID])
+            let lamp = try await fixture.home.device(outcome.device.nodeID)
+            #expect(lamp.name == "Lamp" && lamp.room?.id == porch.id)
+            #expect(try await lamp.read(endpoint: 0, cluster: 0x28, attribute: 5).utf8() == "Lamp")
+        }
+    }
+
     @Test(arguments: HomeMode.allCases, HomeNetwork.available)
     func cancelReleasesTheSession(_ mode: HomeMode, _ network: HomeNetwork) async throws {
         try await Self.withHome(mode, network, discriminator: nil) { fixture, _ in

@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 @testable import MatterHome
 import Testing
+import MatterTLV
 
 /// Round trips of structures, rooms, nodes and sessions; names and constraints; schema version.
 @Suite struct HubStoreTests {

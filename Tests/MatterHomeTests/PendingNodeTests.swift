@@ -8,6 +8,7 @@ import MatterSetupPayload
 import MatterVirtualDevice
 import Testing
 import TestSupport
+import MatterTLV
 
 /// A node is recorded as pending before AddNOC; a hub that starts again completes the ones on
 /// its fabric and drops the others, and the attribute cache survives a restart.
@@ -99,7 +100,7 @@ import TestSupport
         let nodeID = try first.store.allocateNodeID()
         let store = first.store
         let payload = try #require(try SetupPayload.parse(device.qrCode).first)
-        _ = try await commissioner.commission(payload, nodeID: nodeID.rawValue, hooks: CommissioningHooks(willAddNOC: { i in
+        _ = try await commissioner.commission(payload, nodeID: nodeID, hooks: CommissioningHooks(willAddNOC: { i in
             try store.recordPendingNode(PendingNode(nodeID: nodeID, noc: i.noc.tlv, vendorID: i.vendorID, productID: i.productID,
                                                     name: "Desk lamp", roomID: nil,
                                                     address: NodeAddress(host: i.address.ipText, port: i.address.port)))
@@ -118,7 +119,7 @@ import TestSupport
         #expect(try second.store.node(ghost) == nil)
         #expect(await device.isCommissioned)
         // And it is controllable.
-        let label = try await second.client(for: nodeID.rawValue).readAttribute(ConcreteAttributePath(0, .basicInformation, 1))
+        let label = try await second.client(for: nodeID).readAttribute(ConcreteAttributePath(0, .basicInformation, 1))
         #expect(try label.utf8().isEmpty == false)
         await second.shutdown()
     }

@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 @testable import MatterHome
 import Testing
+import MatterTLV
 
 /// Several processes on one state directory: concurrent node ID allocation, the exclusive
 /// commissioning lock, and SIGKILL at every step of multi-step writes.

@@ -8,6 +8,7 @@ import MatterServerAPI
 import MatterVirtualDevice
 import Testing
 import TestSupport
+import MatterTLV
 
 /// `matterctl hub serve` in process (the hub on loopback, a virtual light on UDP loopback found
 /// through fixed DNS-SD answers), driven by the real Matter Server clients through a device's

@@ -40,7 +40,7 @@ import TestSupport
                           discovery: MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 201, port: port)])))
         let commissioner = try await HomeMatterCommissioner(
             hub: hub, options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
-        let nodeID = NodeID(try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first))
+        let nodeID = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
 
         let runtime = NodeRuntime(hub: hub) { lifecycle in
             lifecycle.maxIntervalCeiling = 1
@@ -62,7 +62,7 @@ import TestSupport
         #expect(await runtime.attributes(of: nodeID)[ConcreteAttributePath(0, .basicInformation, 1)] != nil)
 
         // A change on the device reaches the runtime as a report.
-        try await commissioner.home.device(nodeID.rawValue).invoke(endpoint: 1, cluster: 0x06, command: 2)
+        try await commissioner.home.device(nodeID).invoke(endpoint: 1, cluster: 0x06, command: 2)
         let toggled = await Self.next(updates) { if case .attributes(nodeID, let values) = $0 { values[onOff] != nil } else { false } }
         guard case .attributes(_, let changed)? = toggled else {
             Issue.record("the toggle was not reported")

@@ -1,5 +1,6 @@
 import MatterInteraction
 import Testing
+import MatterTLV
 
 /// Wildcard and concrete path rules of Matter Core 8.9.2 over the fixture data model.
 @Suite struct PathExpansionTests {

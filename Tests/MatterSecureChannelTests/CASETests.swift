@@ -5,6 +5,7 @@ import MatterSecureChannel
 import Synchronization
 import Testing
 import TestSupport
+import MatterTLV
 
 /// CASE against the SDK's destination-ID vector and matter.js's captured Sigma2/Sigma3, and our
 /// initiator against our responder with certificates from our CA.

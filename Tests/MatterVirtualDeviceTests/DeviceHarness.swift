@@ -1,29 +1,12 @@
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
 @testable import MatterVirtualDevice
 import Testing
-
-/// The client side of the Interaction Model over one messaging exchange.
-struct ExchangeIMChannel: IMExchange {
-    let exchange: Exchange
-
-    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
-        try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
-        let reply = try await exchange.receive(timeout: .seconds(10))
-        guard reply.protocolID == .interactionModel else {
-            throw InteractionError.exchangeFailed("a non-IM message arrived on the IM exchange")
-        }
-        return IMFrame(IMOpcode(reply.opcode), reply.payload)
-    }
-
-    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
-        try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
-    }
-}
 
 /// A fabric of our own, as a commissioner holds it.
 struct TestFabric {
@@ -78,7 +61,7 @@ struct DeviceHarness {
 
     func client(_ session: SessionHandle) -> InteractionClient {
         let manager = controller
-        return InteractionClient { ExchangeIMChannel(exchange: try await manager.newExchange(on: session)) }
+        return InteractionClient.over(manager, session: session, timeout: .seconds(10))
     }
 
     func caseSession(_ credentials: FabricCredentials, deviceNode: UInt64) async throws -> SessionHandle {

@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterTLV

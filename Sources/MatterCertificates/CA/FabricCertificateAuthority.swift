@@ -1,4 +1,5 @@
 import MatterCrypto
+import MatterTLV
 
 /// A validity period for issued certificates, in Matter epoch seconds.
 public struct CertificateValidity: Hashable, Sendable {

@@ -1,4 +1,5 @@
 import MatterCrypto
+import MatterTLV
 
 /// The compressed fabric identifier (Matter Core 4.3.2.2): 64 bits that name a fabric in
 /// operational discovery, derived from the root public key and the fabric ID.

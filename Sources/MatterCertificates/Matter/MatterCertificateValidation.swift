@@ -1,4 +1,5 @@
 import MatterCrypto
+import MatterTLV
 
 /// The fabric identity a valid chain establishes.
 public struct OperationalIdentity: Hashable, Sendable {

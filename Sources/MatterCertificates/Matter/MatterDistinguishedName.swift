@@ -1,6 +1,8 @@
 /// A DN attribute type of Matter TLV certificates (Matter Core 6.5.6.1). The raw value is the
 /// TLV context tag; standard X.509 attributes add 0x80 to the tag when their value is a
 /// PrintableString rather than a UTF8String.
+import MatterTLV
+
 public struct MatterDNAttributeType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     public let rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }

@@ -10,7 +10,7 @@ extension Hub {
     /// gave us), then forgets the device. The device keeps its other fabrics.
     func unpair(_ node: NodeRecord) async throws(HomeError) {
         let name = node.name
-        let client = try await client(for: node.nodeID.rawValue)
+        let client = try await client(for: node.nodeID)
         typealias OC = Clusters.OperationalCredentials
         do {
             let index = try await client.readAttribute(ConcreteAttributePath(0, OC.id, OC.Attribute.currentFabricIndex))
@@ -28,7 +28,7 @@ extension Hub {
                 throw HomeError(.deviceRefused, "removing the hub's fabric from \(name) failed: \(error)", underlying: error)
             }
         }
-        await forget(node.nodeID.rawValue)
+        await forget(node.nodeID)
     }
 
     /// A commissioning window for another ecosystem (multi-admin): a fresh random passcode, a
@@ -36,7 +36,7 @@ extension Hub {
     /// other ecosystem scans or types.
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
         let name = node.name
-        let client = try await client(for: node.nodeID.rawValue)
+        let client = try await client(for: node.nodeID)
         var passcode: UInt32 = 0
         while !Passcode.isValid(passcode) { passcode = UInt32.random(in: 1...Passcode.maximum) }
         let discriminator = UInt16.random(in: 0...0xFFF)
@@ -63,8 +63,8 @@ extension Hub {
 
 extension Hub {
     /// Drops the device from the store and its sessions.
-    func forget(_ nodeID: UInt64) async {
-        try? store.removeNode(NodeID(nodeID))
+    func forget(_ nodeID: NodeID) async {
+        try? store.removeNode(nodeID)
         await dropSession(nodeID)
     }
 }

@@ -62,7 +62,7 @@ struct EmbeddedBackend: HomeBackend {
     }
 
     func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
-        let client = try await hub.client(for: node.nodeID.rawValue)
+        let client = try await hub.client(for: node.nodeID)
         do {
             return try await client.readAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)))
         } catch {
@@ -71,7 +71,7 @@ struct EmbeddedBackend: HomeBackend {
     }
 
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
-        let client = try await hub.client(for: node.nodeID.rawValue)
+        let client = try await hub.client(for: node.nodeID)
         do {
             try await client.writeAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)),
                                             value: value)
@@ -81,7 +81,7 @@ struct EmbeddedBackend: HomeBackend {
     }
 
     func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError) {
-        let client = try await hub.client(for: node.nodeID.rawValue)
+        let client = try await hub.client(for: node.nodeID)
         let path = CommandPathIB(EndpointID(endpoint), ClusterID(cluster), CommandID(command))
         do {
             let r = try await client.invoke(commandPath: path, fields: fields)
@@ -99,20 +99,16 @@ struct EmbeddedBackend: HomeBackend {
         try await hub.unpair(node)
     }
 
-    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
-        let rooms = try await self.rooms(in: structure)
-        let room: Room
-        if let existing = rooms.first(where: { $0.name.lowercased() == roomName.lowercased() }) { room = existing } else {
-            room = try await addRoom(name: roomName, in: structure)
-        }
-        guard let record = try? hub.store.node(NodeID(node)) else {
-            throw HomeError(.deviceNotFound, "no device with node ID \(node) in this home (see 'matterctl devices')")
+    func configure(_ node: NodeID, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
+        let room = try await self.room(named: roomName, in: structure)
+        guard let record = try? hub.store.node(node) else {
+            throw HomeError(.deviceNotFound, "no device with node ID \(node.rawValue) in this home (see 'matterctl devices')")
         }
         try await write(record, endpoint: 0, cluster: Clusters.BasicInformation.id.rawValue,
                         attribute: Clusters.BasicInformation.Attribute.nodeLabel.rawValue, value: .utf8(name))
         do {
-            try hub.store.renameNode(NodeID(node), to: name)
-            try hub.store.assignNode(NodeID(node), to: room.id)
+            try hub.store.renameNode(node, to: name)
+            try hub.store.assignNode(node, to: room.id)
         } catch {
             throw HomeError("cannot record the name and room", store: error)
         }
@@ -153,10 +149,10 @@ final class EmbeddedSession: HomeCommissioningSession {
             .map { $0.map(CommissionedDevice.init) }
     }
 
-    func complete() async throws(HomeError) -> [UInt64] {
+    func complete() async throws(HomeError) -> [NodeID] {
         do {
             try session.finish(.completed)
-            return try hub.store.nodes().filter { $0.sessionID == session.id }.map(\.nodeID.rawValue)
+            return try hub.store.nodes().filter { $0.sessionID == session.id }.map(\.nodeID)
         } catch {
             throw HomeError("cannot complete the commissioning session", store: error)
         }

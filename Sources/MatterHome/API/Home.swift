@@ -72,9 +72,9 @@ public final class Home: Sendable {
         try await backend.devices().map { Device(backend: backend, record: $0.0, room: $0.1) }
     }
 
-    public func device(_ nodeID: UInt64) async throws(HomeError) -> Device {
+    public func device(_ nodeID: NodeID) async throws(HomeError) -> Device {
         guard let d = try await devices().first(where: { $0.id == nodeID }) else {
-            throw HomeError(.deviceNotFound, String(format: "no device with node ID 0x%016llX in this home (see 'matterctl devices')", nodeID))
+            throw HomeError(.deviceNotFound, "no device with node ID 0x\(nodeID.paddedHex) in this home (see 'matterctl devices')")
         }
         return d
     }
@@ -129,7 +129,7 @@ public final class Structure: Sendable {
     }
 
     /// Ends the session and returns the node IDs commissioned in it.
-    public func completeMatterCommissioning() async throws(HomeError) -> [UInt64] {
+    public func completeMatterCommissioning() async throws(HomeError) -> [NodeID] {
         let s = try activeSession()
         let added = try await s.complete()
         session.set(nil)
@@ -203,7 +203,7 @@ public struct Device: Sendable {
         self.room = room
     }
 
-    public var id: UInt64 { record.nodeID.rawValue }
+    public var id: NodeID { record.nodeID }
     public var name: String { record.name }
 
     /// Reads one attribute (endpoint, cluster, attribute) over CASE.

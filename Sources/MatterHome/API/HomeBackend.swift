@@ -22,7 +22,7 @@ protocol HomeBackend: Sendable {
     func unpair(_ node: NodeRecord) async throws(HomeError)
     /// Names a device (NodeLabel on the device, and in the home) and puts it in the room called
     /// `roomName` (created when new).
-    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError)
+    func configure(_ node: NodeID, name: String, roomName: String, in structure: StructureID) async throws(HomeError)
     /// The default attestation policy when a caller gives none (embedded: the state directory's
     /// trust store; remote: the hub's own, so nil).
     func defaultOptions() throws(HomeError) -> CommissioningOptions?
@@ -37,6 +37,6 @@ protocol HomeCommissioningSession: Sendable {
                  onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>]
     /// Ends the session; the node IDs it commissioned.
-    func complete() async throws(HomeError) -> [UInt64]
+    func complete() async throws(HomeError) -> [NodeID]
     func cancel() async
 }

@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterTLV
 import MatterCommissioning
 
 /// The one-call commissioning entry point of the Home APIs, moved to Linux:
@@ -8,7 +9,7 @@ public final class HomeMatterCommissioner: Sendable {
     public let home: Home
     /// The attestation policy; nil through a hub (the hub's own applies).
     public let options: CommissioningOptions?
-    private let lastCommissioned = LockedValue<[UInt64]>([])
+    private let lastCommissioned = LockedValue<[NodeID]>([])
 
     /// Without `options`, attestation uses the state directory's default trust store (embedded)
     /// or the hub's policy (when a hub serves the directory).
@@ -31,14 +32,13 @@ public final class HomeMatterCommissioner: Sendable {
     /// Prepares, performs and completes a commissioning in the default structure; returns the
     /// node IDs added. A device that fails makes it throw (after the others finished).
     public func commissionMatterDevice(onboardingPayload: String,
-                                       onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in }) async throws(HomeError) -> [UInt64] {
+                                       onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in }) async throws(HomeError) -> [NodeID] {
         guard let structure = try await home.structures().first else {
             throw HomeError(.structureNotFound, "the home has no structure")
         }
         try await structure.prepareForMatterCommissioning()
-        let request = structure.matterCommissioningRequest(
-            topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-            onboardingPayload: onboardingPayload, options: options)
+        let request = structure.matterCommissioningRequest(topology: structure.commissioningTopology,
+                                                           onboardingPayload: onboardingPayload, options: options)
         let results: [Result<CommissionedDevice, CommissioningError>]
         do {
             results = try await request.perform(onStep: onStep)

@@ -4,9 +4,11 @@ import MatterCommissioning
 import MatterCrypto
 import MatterDiscovery
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
+import MatterTLV
 
 /// The running hub: the store, the fabric, one UDP endpoint and the sessions to devices.
 /// Shared by `Home`, `Structure` and `HomeMatterCommissioner` opened on the same state directory.
@@ -15,8 +17,8 @@ public actor Hub {
     public let stateDirectory: String
     private var manager: ExchangeManager?
     private var fabricCache: HubFabric?
-    private var caseSessions: [UInt64: SessionHandle] = [:]
-    private var resumption: [UInt64: CASEResumptionRecord] = [:]
+    private var caseSessions: [NodeID: SessionHandle] = [:]
+    private var resumption: [NodeID: CASEResumptionRecord] = [:]
     package nonisolated let discovery: MatterDiscovery
     /// The network namespace the UDP socket opens in (e.g. /run/netns/NAME; nil: this process's).
     package nonisolated let netnsPath: String?
@@ -119,7 +121,7 @@ public actor Hub {
                                 productID: installation.productID, name: name, roomID: room,
                                 address: NodeAddress(host: address.ipText, port: address.port, interfaceIndex: address.interfaceIndex)))
                         })
-                        let r = try await commissioner.commission(payload, nodeID: nodeID.rawValue, hooks: hooks)
+                        let r = try await commissioner.commission(payload, nodeID: nodeID, hooks: hooks)
                         return (i, .success(r))
                     } catch {
                         return (i, .failure(error))
@@ -142,7 +144,7 @@ public actor Hub {
                         nodeID: nodeIDs[i], vendorID: c.vendorID, productID: c.productID, name: label, roomID: room,
                         addresses: [address], nocSerial: []), in: session)
                 } catch {
-                    throw HomeError("device \(c.nodeID) was commissioned but could not be recorded", store: error)
+                    throw HomeError("device \(c.nodeID.rawValue) was commissioned but could not be recorded", store: error)
                 }
             case .failure:
                 // The fail-safe was disarmed: the device rolled back whatever it was given.
@@ -158,7 +160,7 @@ public actor Hub {
 
     /// An interaction client on a CASE session with `nodeID`: the live session, or a new one at
     /// its last known address, or wherever operational discovery finds it.
-    public func client(for nodeID: UInt64) async throws(HomeError) -> InteractionClient {
+    public func client(for nodeID: NodeID) async throws(HomeError) -> InteractionClient {
         let session = try await session(for: nodeID)
         return InteractionClient.over(try await exchangeManager(), session: session)
     }
@@ -167,7 +169,7 @@ public actor Hub {
     /// allows it) at its last known address, else wherever `_matter._tcp` finds it; with
     /// `resolveAddress`, the live session is dropped and the discovered addresses are tried
     /// first (the node may have moved or restarted).
-    package func session(for nodeID: UInt64, resolveAddress: Bool = false) async throws(HomeError) -> SessionHandle {
+    package func session(for nodeID: NodeID, resolveAddress: Bool = false) async throws(HomeError) -> SessionHandle {
         let manager = try await exchangeManager()
         if resolveAddress, let stale = caseSessions.removeValue(forKey: nodeID) {
             // It moved or restarted: the session it had is gone on its side.
@@ -175,8 +177,8 @@ public actor Hub {
         }
         if let s = caseSessions[nodeID], await manager.secureSession(s) != nil { return s }
         let identity = try commissionerIdentity()
-        guard let record = try? store.node(NodeID(nodeID)) else {
-            throw HomeError(.deviceNotFound, "no device with node ID \(nodeID) in this home (see 'matterctl devices')")
+        guard let record = try? store.node(nodeID) else {
+            throw HomeError(.deviceNotFound, "no device with node ID \(nodeID.rawValue) in this home (see 'matterctl devices')")
         }
         let known = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
         var lastError = "no known address"
@@ -191,23 +193,23 @@ public actor Hub {
         if let session = await establishCASE(nodeID, identity, at: discovered + (resolveAddress ? known : []), lastError: &lastError) {
             return session
         }
-        throw HomeError(.deviceUnreachable, "cannot reach device \(String(format: "0x%016llX", nodeID)) (\(record.name)): \(lastError); check that it is powered and on this network")
+        throw HomeError(.deviceUnreachable, "cannot reach device 0x\(nodeID.paddedHex) (\(record.name)): \(lastError); check that it is powered and on this network")
     }
 
     /// CASE with `nodeID` at the first of `candidates` that answers; remembers the session,
     /// its resumption record and the address.
-    private func establishCASE(_ nodeID: UInt64, _ identity: CommissionerIdentity, at candidates: [PeerAddress],
+    private func establishCASE(_ nodeID: NodeID, _ identity: CommissionerIdentity, at candidates: [PeerAddress],
                                lastError: inout String) async -> SessionHandle? {
         guard let manager else { return nil }
         for address in candidates {
             do {
                 let r = try await CASEInitiator.establish(manager: manager, peer: address, fabric: identity.controller,
-                                                          peerNodeID: nodeID, resumption: resumption[nodeID], timeout: .seconds(5))
+                                                          peerNodeID: nodeID.rawValue, resumption: resumption[nodeID], timeout: .seconds(5))
                 caseSessions[nodeID] = r.session
                 resumption[nodeID] = r.resumption
                 if let p = await manager.secureSession(r.session)?.peerAddress {
                     try? store.updateAddresses([NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)],
-                                               for: NodeID(nodeID))
+                                               for: nodeID)
                 }
                 return r.session
             } catch {
@@ -236,10 +238,10 @@ public actor Hub {
             var candidates = PeerAddress(node.address.host, port: node.address.port, interfaceIndex: node.address.interfaceIndex ?? 0)
                 .map { [$0] } ?? []
             var lastError = ""
-            var session = await establishCASE(node.nodeID.rawValue, identity, at: candidates, lastError: &lastError)
+            var session = await establishCASE(node.nodeID, identity, at: candidates, lastError: &lastError)
             if session == nil, let cfid = try? identity.compressedFabricID().rawValue {
-                candidates = await operationalAddresses(cfid: cfid, nodeID: node.nodeID.rawValue)
-                session = await establishCASE(node.nodeID.rawValue, identity, at: candidates, lastError: &lastError)
+                candidates = await operationalAddresses(cfid: cfid, nodeID: node.nodeID)
+                session = await establishCASE(node.nodeID, identity, at: candidates, lastError: &lastError)
             }
             guard let session else {
                 try? store.dropPendingNode(node.nodeID)
@@ -261,7 +263,7 @@ public actor Hub {
     }
 
     /// Forgets the session with `nodeID` (it failed, or its subscription lapsed).
-    package func dropSession(for nodeID: UInt64) async {
+    package func dropSession(for nodeID: NodeID) async {
         guard let session = caseSessions.removeValue(forKey: nodeID) else { return }
         await manager?.removeSession(session)
     }
@@ -271,8 +273,8 @@ public actor Hub {
         try await exchangeManager()
     }
 
-    func operationalAddresses(cfid: UInt64, nodeID: UInt64, timeout: Duration = .seconds(3)) async -> [PeerAddress] {
-        let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID)
+    func operationalAddresses(cfid: UInt64, nodeID: NodeID, timeout: Duration = .seconds(3)) async -> [PeerAddress] {
+        let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
         return await first(within: timeout) {
             do {
                 for try await event in stream {
@@ -284,7 +286,7 @@ public actor Hub {
         } ?? []
     }
 
-    func dropSession(_ nodeID: UInt64) async {
+    func dropSession(_ nodeID: NodeID) async {
         if let s = caseSessions.removeValue(forKey: nodeID) { await manager?.removeSession(s) }
         resumption[nodeID] = nil
     }

@@ -101,9 +101,9 @@ struct RemoteBackend: HomeBackend {
         _ = try await connection.call("matterhub/unpair", Self.nodeArgs(node, [:]))
     }
 
-    func configure(_ node: UInt64, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
+    func configure(_ node: NodeID, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
         _ = try await connection.call("matterhub/configure_device", .object([
-            "node_id": .integer(node), "name": .string(name), "room": .string(roomName), "structure_id": .int(structure.rawValue)]))
+            "node_id": .integer(node.rawValue), "name": .string(name), "room": .string(roomName), "structure_id": .int(structure.rawValue)]))
     }
 
     func defaultOptions() throws(HomeError) -> CommissioningOptions? { nil }
@@ -151,11 +151,11 @@ final class RemoteSession: HomeCommissioningSession {
         return out
     }
 
-    func complete() async throws(HomeError) -> [UInt64] {
+    func complete() async throws(HomeError) -> [NodeID] {
         let r = try await connection.call("matterhub/complete_commissioning")
         active.set(false)
         guard let ids = r["node_ids"]?.array?.compactMap(\.uint64) else { throw RemoteRecords.malformed("completion") }
-        return ids
+        return ids.map(NodeID.init(rawValue:))
     }
 
     func cancel() async {

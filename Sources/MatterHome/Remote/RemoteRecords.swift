@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterServerAPI
+import MatterTLV
 
 /// The records of `matterhub/...` results (MatterServerAPI's `Hub...` types), read back into
 /// the Home API's types. A result without the expected shape is `hubUnavailable`, naming it.
@@ -63,7 +64,7 @@ enum RemoteRecords {
                 guard let step = CommissioningStep(rawValue: t.step) else { throw malformed("step timing", "unknown step '\(t.step)'") }
                 steps.append(StepTiming(step: step, milliseconds: t.milliseconds))
             }
-            return .success(CommissionedDevice(nodeID: node, vendorID: vendor, productID: product, address: address,
+            return .success(CommissionedDevice(nodeID: NodeID(node), vendorID: vendor, productID: product, address: address,
                                                timings: steps, warnings: warnings))
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc
+import MatterTLV
 #endif
 
 /// An active commissioning session: this process holds the exclusive, cross-process

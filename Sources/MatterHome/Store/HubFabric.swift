@@ -1,6 +1,7 @@
 import Foundation
 import MatterCertificates
 import MatterCrypto
+import MatterTLV
 
 /// The hub's fabric, loaded from the store: its certificate authority (root key and RCAC, and an
 /// ICAC when there is one), the IPK epoch key, and the controller's own operational identity.

@@ -1,6 +1,7 @@
 import Foundation
 import MatterCertificates
 import MatterCrypto
+import MatterTLV
 
 extension HubStore {
     /// Steps of `createFabricIfNeeded` at which crash tests stop the process.

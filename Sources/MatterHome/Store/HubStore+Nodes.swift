@@ -2,6 +2,7 @@ import Foundation
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc
+import MatterTLV
 #endif
 
 /// Commissioned devices and the node IDs reserved for commissionings in flight.

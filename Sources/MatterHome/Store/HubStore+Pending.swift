@@ -1,6 +1,7 @@
 import Foundation
 import MatterCertificates
 import MatterInteraction
+import MatterTLV
 
 /// A node between AddNOC and the record of its completed commissioning.
 public struct PendingNode: Hashable, Sendable {

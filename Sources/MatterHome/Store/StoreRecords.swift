@@ -1,5 +1,6 @@
 import Foundation
 import MatterCertificates
+import MatterTLV
 
 /// The database identifier of a structure (a home).
 public struct StructureID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {

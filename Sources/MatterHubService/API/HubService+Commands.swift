@@ -4,6 +4,7 @@ import MatterCrypto
 import MatterDiscovery
 import MatterHome
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterNetworkCredentials
 import MatterServerAPI
@@ -84,7 +85,7 @@ extension HubService {
     /// An interaction client on the node's live session, with a bound on every request.
     func client(_ id: NodeID, timeout: Duration = .seconds(10)) async throws(APIError) -> InteractionClient {
         do {
-            let session = try await hub.session(for: id.rawValue)
+            let session = try await hub.session(for: id)
             return InteractionClient.over(try await hub.messaging(), session: session, timeout: timeout)
         } catch {
             throw APIError(.nodeNotResolving, "cannot open a session with node \(id.rawValue): \(error.description)")
@@ -193,7 +194,7 @@ extension HubService {
         publish(.nodeRemoved(nodeID: id.rawValue))
         extensionState.publish(.deviceRemoved(nodeID: id.rawValue))
         // Best effort, as python-matter-server: the device leaves our fabric if it answers.
-        if let device = try? await home.device(id.rawValue) {
+        if let device = try? await home.device(id) {
             do { try await device.unpair() } catch { try? hub.store.removeNode(id) }
         }
     }
@@ -207,7 +208,7 @@ extension HubService {
         }
         let codes: (qr: String, manual: String)
         do {
-            codes = try await home.device(id.rawValue).share(timeoutSeconds: UInt16(clamping: max(timeout, 180)))
+            codes = try await home.device(id).share(timeoutSeconds: UInt16(clamping: max(timeout, 180)))
         } catch {
             throw APIError(.unknownError, "node \(id.rawValue) did not open a commissioning window: \(error.description)")
         }

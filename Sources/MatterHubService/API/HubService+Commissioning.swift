@@ -4,6 +4,7 @@ import MatterHome
 import MatterInteraction
 import MatterServerAPI
 import MatterSetupPayload
+import MatterTLV
 
 /// Commissioning through the API: the hub commissions the device onto its fabric (one
 /// commissioning session at a time, shared with every other client of this hub), interviews it
@@ -66,11 +67,11 @@ extension HubService {
         case .success(let r): result = r
         case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
         }
-        let node = NodeID(result.nodeID)
+        let node = result.nodeID
         let live = await bringUp(node)
         let data = try await nodeData(node)
         guard live else {
-            throw APIError(.nodeInterviewFailed, "node \(result.nodeID) was commissioned but its interview did not finish; it is kept and retried")
+            throw APIError(.nodeInterviewFailed, "node \(result.nodeID.rawValue) was commissioned but its interview did not finish; it is kept and retried")
         }
         return data.json
     }

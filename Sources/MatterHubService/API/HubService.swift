@@ -6,6 +6,7 @@ import MatterInteraction
 import MatterMessaging
 import MatterServerAPI
 import Synchronization
+import MatterTLV
 
 /// The hub behind the Matter Server API: the store and fabric (`Hub`), the node runtime, and
 /// the answers to every command. It turns the runtime's updates into the API's events

@@ -30,7 +30,7 @@ extension HubDeviceOutcome {
     init(device: Int, _ result: Result<CommissionedDevice, CommissioningError>) {
         switch result {
         case .success(let r):
-            self = .success(device: device, nodeID: r.nodeID, vendorID: r.vendorID, productID: r.productID, address: r.address,
+            self = .success(device: device, nodeID: r.nodeID.rawValue, vendorID: r.vendorID, productID: r.productID, address: r.address,
                             timings: r.timings.map { Timing(step: $0.step.rawValue, milliseconds: $0.milliseconds) },
                             warnings: r.warnings)
         case .failure(let e):

@@ -45,16 +45,16 @@ extension HubService: HubExtensionBackend {
                 try await cancelCommissioning(connection: context.connectionID)
                 return .object([:])
             case .read(let id, let endpoint, let cluster, let attribute):
-                let value = try await home.device(id).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
+                let value = try await home.device(NodeID(id)).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
                 return .object(["tlv": .string(Base16.encode(TLVWriter.encode(value)))])
             case .write(let id, let endpoint, let cluster, let attribute, let value):
-                try await home.device(id).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
+                try await home.device(NodeID(id)).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
                 return .object([:])
             case .invoke(let id, let endpoint, let cluster, let commandID, let fields):
-                try await home.device(id).invoke(endpoint: endpoint, cluster: cluster, command: commandID, fields: fields)
+                try await home.device(NodeID(id)).invoke(endpoint: endpoint, cluster: cluster, command: commandID, fields: fields)
                 return .object([:])
             case .share(let id, let timeout):
-                let codes = try await home.device(id).share(timeoutSeconds: timeout)
+                let codes = try await home.device(NodeID(id)).share(timeoutSeconds: timeout)
                 return .object(["qr": .string(codes.qr), "manual": .string(codes.manual)])
             case .unpair(let id):
                 try await unpair(id)
@@ -112,7 +112,7 @@ extension HubService: HubExtensionBackend {
     }
 
     func record(_ device: Device) async -> HubDevice {
-        HubDevice(nodeID: device.id, name: device.name, roomID: device.room?.id.rawValue, room: device.room?.name,
+        HubDevice(nodeID: device.id.rawValue, name: device.name, roomID: device.room?.id.rawValue, room: device.room?.name,
                   available: await runtime.isAvailable(device.record.nodeID), vendorID: device.record.vendorID,
                   productID: device.record.productID,
                   addresses: device.record.addresses.map { .init(host: $0.host, port: $0.port, interfaceIndex: $0.interfaceIndex) },
@@ -121,12 +121,12 @@ extension HubService: HubExtensionBackend {
 
     /// The device's current record, announced to extension clients.
     func announceDevice(_ nodeID: UInt64) async {
-        if let device = try? await home.device(nodeID) { extensionState.publish(.deviceUpdated(await record(device))) }
+        if let device = try? await home.device(NodeID(nodeID)) { extensionState.publish(.deviceUpdated(await record(device))) }
     }
 
     /// Names the device (NodeLabel written on it first) and moves it to a room.
     func configure(_ nodeID: UInt64, name: String?, roomID: Int64?, roomName: String?) async throws(HomeError) -> HubDevice {
-        let device = try await home.device(nodeID)
+        let device = try await home.device(NodeID(nodeID))
         var room: RoomID?
         if let roomID {
             guard let found = ((try? hub.store.rooms()) ?? []).first(where: { $0.id.rawValue == roomID }) else {
@@ -150,14 +150,14 @@ extension HubService: HubExtensionBackend {
         } catch {
             throw HomeError("cannot record the name and room", store: error)
         }
-        let updated = await record(try await home.device(nodeID))
+        let updated = await record(try await home.device(NodeID(nodeID)))
         extensionState.publish(.deviceUpdated(updated))
         return updated
     }
 
     /// RemoveFabric on the device, then the hub forgets it (an unreachable device stays).
     func unpair(_ nodeID: UInt64) async throws(HomeError) {
-        let device = try await home.device(nodeID)
+        let device = try await home.device(NodeID(nodeID))
         try await device.unpair()
         await runtime.remove(device.record.nodeID)
         publish(.nodeRemoved(nodeID: nodeID))

@@ -3,6 +3,7 @@ import MatterCommissioning
 import MatterHome
 import MatterServerAPI
 import MatterSetupPayload
+import MatterTLV
 
 /// The Home API's commissioning session through the hub: one active session across every client
 /// (the store enforces it), owned by the connection that prepared it.
@@ -38,7 +39,7 @@ extension HubService {
         let (requestID, results) = try await commissionReporting(request, name: name, room: room, source: .matterhub)
         var outcomes: [JSONValue] = []
         for (i, result) in results.enumerated() {
-            if case .success(let r) = result { _ = await bringUp(NodeID(r.nodeID)) }
+            if case .success(let r) = result { _ = await bringUp(r.nodeID) }
             outcomes.append(HubDeviceOutcome(device: i, result).json)
         }
         return .object(["request_id": .string(requestID), "results": .array(outcomes)])
@@ -67,7 +68,7 @@ extension HubService {
     func completeCommissioning(connection: UInt64) async throws(HomeError) -> [UInt64] {
         let structure = try heldSession(connection)
         _ = extensionState.releaseSession(of: connection)
-        return try await structure.completeMatterCommissioning()
+        return try await structure.completeMatterCommissioning().map(\.rawValue)
     }
 
     func cancelCommissioning(connection: UInt64) async throws(HomeError) {

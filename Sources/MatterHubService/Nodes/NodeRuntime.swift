@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterHome
 import MatterInteraction
+import MatterInteractionMessaging
 import MatterMessaging
 import MatterTLV
 
@@ -87,7 +88,7 @@ public actor NodeRuntime {
         nodes[nodeID]?.wake?.cancel()
         nodes[nodeID] = nil
         unsaved[nodeID] = nil
-        await hub.dropSession(for: nodeID.rawValue)
+        await hub.dropSession(for: nodeID)
     }
 
     public func stop() async {
@@ -142,7 +143,7 @@ public actor NodeRuntime {
         case .establishSession(let resolve):
             run(nodeID) { runtime, hub in
                 do {
-                    let session = try await hub.session(for: nodeID.rawValue, resolveAddress: resolve)
+                    let session = try await hub.session(for: nodeID, resolveAddress: resolve)
                     await runtime.sessionEstablished(nodeID, session)
                 } catch {
                     await runtime.event(nodeID, .sessionFailed)
@@ -171,7 +172,7 @@ public actor NodeRuntime {
             if nodes[nodeID]?.session != nil {
                 nodes[nodeID]?.session = nil
                 let hub = self.hub
-                Task { await hub.dropSession(for: nodeID.rawValue) }
+                Task { await hub.dropSession(for: nodeID) }
             }
         case .setAvailable(let available):
             continuation.yield(.availability(nodeID, available))

@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterDiscovery
 import MatterHome
+import MatterTLV
 
 /// Watches the hub's fabric on `_matter._tcp` and tells the node runtime when a node announces
 /// itself: a node seen for the first time (it may be waiting to retry: try now), and a node whose

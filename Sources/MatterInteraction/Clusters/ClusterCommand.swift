@@ -1,7 +1,7 @@
 import MatterTLV
 
 /// The fields of a cluster command (a request or a response), as a TLV structure.
-public protocol CommandFields: TLVCodable {
+public protocol CommandFields: TLVCodable where Failure == InteractionError {
     static var cluster: ClusterID { get }
     static var command: CommandID { get }
 }

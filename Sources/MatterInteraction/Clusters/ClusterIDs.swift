@@ -1,5 +1,7 @@
 /// Cluster, attribute and command IDs the commissioner and the virtual device need, checked
 /// against connectedhomeip's zap XML and matter.js's cluster models.
+import MatterTLV
+
 extension ClusterID {
     public static let onOff: ClusterID = 0x0006
     public static let levelControl: ClusterID = 0x0008
@@ -83,6 +85,10 @@ public enum Clusters {
             public static let productAppearance: AttributeID = 0x0014
             public static let specificationVersion: AttributeID = 0x0015
             public static let maxPathsPerInvoke: AttributeID = 0x0016
+        }
+        public enum Event {
+            public static let startUp: EventID = 0x00
+            public static let shutDown: EventID = 0x01
         }
     }
 

@@ -1,6 +1,8 @@
 /// What a node exposes: endpoints, their clusters, and each cluster's attributes, commands and
 /// events. The server uses it to expand wildcard paths and to pick the status for a concrete
 /// path that does not exist.
+import MatterTLV
+
 public struct DataModel: Hashable, Sendable {
     /// One cluster instance on one endpoint.
     public struct Cluster: Hashable, Sendable {

@@ -1,14 +1,17 @@
 import MatterInteraction
 import MatterMessaging
 
-/// The Interaction Model's exchange boundary over a MatterMessaging exchange (protocol 0x0001).
-/// The interaction owns it; when the client lets go of it, the exchange is closed (flushing any
-/// acknowledgement still owed).
-final class MessagingIMExchange: IMExchange {
-    let exchange: Exchange
-    let timeout: Duration
+/// The Interaction Model's exchange boundary over a MatterMessaging exchange (protocol 0x0001):
+/// the one glue between the two layers, for clients (the commissioner, the hub) and for the
+/// device's subscription reports alike. The interaction owns it; when it is let go, the exchange
+/// is closed (flushing any acknowledgement still owed). Messaging failures surface as
+/// `InteractionError.exchangeFailed`.
+public final class MessagingIMExchange: IMExchange {
+    public let exchange: Exchange
+    /// How long a request waits for the peer's reply.
+    public let timeout: Duration
 
-    init(exchange: Exchange, timeout: Duration) {
+    public init(exchange: Exchange, timeout: Duration = .seconds(30)) {
         self.exchange = exchange
         self.timeout = timeout
     }
@@ -18,7 +21,7 @@ final class MessagingIMExchange: IMExchange {
         Task { await e.close() }
     }
 
-    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+    public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
         let reply: ReceivedMessage
         do {
             reply = try await exchange.request(.interactionModel, opcode: opcode.rawValue, payload: payload, timeout: timeout)
@@ -31,7 +34,7 @@ final class MessagingIMExchange: IMExchange {
         return IMFrame(IMOpcode(rawValue: reply.opcode), reply.payload)
     }
 
-    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+    public func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
         do {
             try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
         } catch {

@@ -1,42 +1,17 @@
-/// A fabric ID (Matter Core 2.5.1). 0 is reserved and never valid in a certificate.
-public struct FabricID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-
-    public var isValid: Bool { rawValue != 0 }
-    public static func < (a: FabricID, b: FabricID) -> Bool { a.rawValue < b.rawValue }
-    /// 16 uppercase hex digits, the form used in certificates and DNS-SD names.
-    public var description: String { hex64(rawValue) }
-}
-
-/// A node ID (Matter Core 2.5.5).
-public struct NodeID: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
-    public let rawValue: UInt64
-    public init(rawValue: UInt64) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
-
-    /// Operational node IDs are 0x0000_0000_0000_0001 through 0xFFFF_FFEF_FFFF_FFFF; the rest
-    /// is reserved for group, temporary, PAKE and CASE-auth-tag forms.
-    public var isOperational: Bool { rawValue >= 1 && rawValue <= 0xFFFF_FFEF_FFFF_FFFF }
-    public static func < (a: NodeID, b: NodeID) -> Bool { a.rawValue < b.rawValue }
-    public var description: String { hex64(rawValue) }
-}
+import MatterTLV
 
 /// A CASE Authenticated Tag (Matter Core 6.6.2.1.2): 16-bit identifier, 16-bit version; a
 /// version of 0 is invalid.
-public struct CASEAuthenticatedTag: RawRepresentable, Hashable, Sendable, Comparable, CustomStringConvertible {
+public struct CASEAuthenticatedTag: MatterIdentifier {
     public let rawValue: UInt32
     public init(rawValue: UInt32) { self.rawValue = rawValue }
-    public init(_ rawValue: UInt32) { self.rawValue = rawValue }
     public init(identifier: UInt16, version: UInt16) { rawValue = UInt32(identifier) << 16 | UInt32(version) }
 
     public var identifier: UInt16 { UInt16(rawValue >> 16) }
     public var version: UInt16 { UInt16(truncatingIfNeeded: rawValue) }
     public var isValid: Bool { version != 0 }
-    public static func < (a: CASEAuthenticatedTag, b: CASEAuthenticatedTag) -> Bool { a.rawValue < b.rawValue }
     /// 8 uppercase hex digits.
-    public var description: String { hex32(rawValue) }
+    public var description: String { paddedHex }
 }
 
 /// Seconds since the Matter epoch, 2000-01-01T00:00:00Z (Matter Core 2.5.8), as carried in
