@@ -35,6 +35,8 @@ public actor ExchangeManager {
 
     public struct Statistics: Sendable {
         public var received = 0, sent = 0, retransmitted = 0, duplicatesDropped = 0, undecryptable = 0, malformed = 0
+        /// Reliable messages the transport could not send at once (retransmitted by MRP).
+        public var sendFailures = 0
     }
 
     /// What the manager holds right now: in a long-running process these must stay bounded (a
@@ -234,7 +236,14 @@ public actor ExchangeManager {
         sessions[session] = state
         scheduleTimer()
         statistics.sent += 1
-        try await transport.send(frame, to: state.peerAddress)
+        do {
+            try await transport.send(frame, to: state.peerAddress)
+        } catch where reliable && error.isTransientSendFailure {
+            // The datagram did not leave (a full socket buffer, a firewall dropping it): MRP sends
+            // it again as it would a lost one. Failing here ended a device's subscription report
+            // exchange at once and its subscription with it (the hub then saw it lapse).
+            statistics.sendFailures += 1
+        }
     }
 
     // MARK: - Receiving

@@ -39,6 +39,16 @@ public enum MessagingError: Error, Hashable, Sendable {
     case transport(operation: String, errno: Int32)
 }
 
+extension MessagingError {
+    /// A send the OS refused for now rather than for good: no buffer space, a socket that would
+    /// block, or a netfilter rule that dropped the datagram (EPERM). A reliable message that
+    /// meets one is left to MRP's retransmissions, as a lost datagram is.
+    public var isTransientSendFailure: Bool {
+        guard case .transport(_, let code) = self else { return false }
+        return [ENOBUFS, EAGAIN, EWOULDBLOCK, ENOMEM, EPERM].contains(code)
+    }
+}
+
 extension MessagingError: CustomStringConvertible {
     public var description: String {
         switch self {

@@ -1,5 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCrypto
 import MatterMessaging
+import Synchronization
 import Testing
 import TestSupport
 
@@ -182,4 +186,68 @@ import TestSupport
         await client.shutdown()
         await server.shutdown()
     }
+
+    /// A send the OS refuses for now (ENOBUFS, or EPERM from a firewall that drops it) is a lost
+    /// datagram to MRP, not the end of the exchange: the request still gets its answer. A
+    /// device once ended its subscription report at once on such an error, and the hub saw the
+    /// subscription lapse. A lasting error still ends it: MRP gives up.
+    @Test(arguments: [ENOBUFS, EPERM])
+    func aTransientSendFailureIsRetransmitted(_ code: Int32) async throws {
+        let net = MemoryNetwork()
+        let a = net.makeEndpoint(), b = net.makeEndpoint()
+        let refusing = RefusingTransport(wrapping: a, refusals: 2, errno: code)
+        let client = ExchangeManager(transport: refusing)
+        let server = ExchangeManager(transport: b)
+        await server.setHandler(for: Self.echo) { exchange, first in
+            try? await exchange.send(Self.echo, opcode: first.opcode + 1, payload: first.payload)
+            await exchange.close()
+        }
+        await client.start()
+        await server.start()
+        let e = try await client.newExchange(on: await client.newUnsecuredSession(to: b.address,
+                                                                               peerMRP: MRPParameters(idleInterval: 20, activeInterval: 20)))
+        let reply = try await e.request(Self.echo, opcode: 1, payload: [7], timeout: .seconds(10))
+        #expect(reply.payload == [7] && reply.opcode == 2)
+        #expect(await client.statistics.sendFailures == 1)
+        #expect(refusing.refused == 2)
+
+        // A send that fails for good (no route) still throws at once.
+        let unroutable = RefusingTransport(wrapping: net.makeEndpoint(), refusals: .max, errno: ENETUNREACH)
+        let lost = ExchangeManager(transport: unroutable)
+        await lost.start()
+        let x = try await lost.newExchange(on: await lost.newUnsecuredSession(to: b.address))
+        await #expect(throws: MessagingError.self) { try await x.send(Self.echo, opcode: 1, payload: []) }
+        await client.shutdown()
+        await server.shutdown()
+        await lost.shutdown()
+    }
+}
+
+/// Fails the first `refusals` sends with `errno`, then passes them on.
+final class RefusingTransport: MessageTransport, @unchecked Sendable {
+    private let inner: any MessageTransport
+    private let code: Int32
+    private let left: Mutex<(remaining: Int, refused: Int)>
+    var refused: Int { left.withLock { $0.refused } }
+
+    init(wrapping inner: any MessageTransport, refusals: Int, errno code: Int32) {
+        self.inner = inner
+        self.code = code
+        left = Mutex((refusals, 0))
+    }
+
+    func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
+        let refuse = left.withLock { s -> Bool in
+            guard s.remaining > 0 else { return false }
+            s.remaining -= 1
+            s.refused += 1
+            return true
+        }
+        if refuse { throw MessagingError.transport(operation: "send to \(peer)", errno: code) }
+        try await inner.send(bytes, to: peer)
+    }
+
+    var incoming: AsyncStream<Datagram> { inner.incoming }
+    var localPort: UInt16 { inner.localPort }
+    func close() { inner.close() }
 }
