@@ -120,6 +120,11 @@ let package = Package(
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
+        // The C shims' parsing of peer-controlled bytes, called directly (FUZZ_SANITIZE=address).
+        .executableTarget(name: "fuzz-avahi", dependencies: ["CAvahi", "MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/AvahiFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-cnet", dependencies: ["CNet", "FuzzSupport"],
+                          path: "Fuzz/CNetFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
