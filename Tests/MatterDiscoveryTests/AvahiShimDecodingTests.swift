@@ -64,7 +64,7 @@ import Testing
         let result = storage.withUnsafeBytes { mh_address_text(c.type, $0.baseAddress, c.rdata.count, &text, c.capacity) }
         if let expected = c.text {
             #expect(result == 0)
-            #expect(String(cString: text) == expected)
+            #expect(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self) == expected)
         } else {
             #expect(result == -1)
         }
