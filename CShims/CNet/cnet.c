@@ -47,12 +47,18 @@ int cnet_cmsg_ifindex(const void *control, size_t control_len, uint32_t *ifindex
     msg.msg_controllen = control_len;
     int found = 0;
     for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+        // A message whose cmsg_len runs past the buffer ends the walk (CMSG_FIRSTHDR checks only
+        // that a header fits); one too short for its payload is skipped.
+        size_t offset = (size_t)((const unsigned char *)c - (const unsigned char *)control);
+        if (c->cmsg_len > control_len - offset) break;
+        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+            c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
             struct in6_pktinfo info;
             memcpy(&info, CMSG_DATA(c), sizeof info);
             *ifindex = info.ipi6_ifindex;
             found = 1;
-        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+                   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
             struct in_pktinfo info;
             memcpy(&info, CMSG_DATA(c), sizeof info);
             *ifindex = (uint32_t)info.ipi_ifindex;
