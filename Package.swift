@@ -128,6 +128,11 @@ let package = Package(
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
+        // The C shims' parsing of peer-controlled bytes, called directly (FUZZ_SANITIZE=address).
+        .executableTarget(name: "fuzz-avahi", dependencies: ["CAvahi", "MatterDiscovery", "FuzzSupport"],
+                          path: "Fuzz/AvahiFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-cnet", dependencies: ["CNet", "FuzzSupport"],
+                          path: "Fuzz/CNetFuzz", swiftSettings: strict),
 
         // Tests (Swift Testing), one target per module.
         .testTarget(name: "MatterTLVTests", dependencies: ["MatterTLV", "TestSupport"],
@@ -135,7 +140,7 @@ let package = Package(
         .testTarget(name: "MatterSetupPayloadTests",
                     dependencies: ["MatterSetupPayload", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "TestSupport"],
+        .testTarget(name: "MatterMessagingTests", dependencies: ["MatterMessaging", "MatterCrypto", "CNet", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterSecureChannelTests",
                     dependencies: ["MatterSecureChannel", "MatterMessaging", "MatterCrypto", "MatterTLV",
@@ -149,7 +154,7 @@ let package = Package(
         .testTarget(name: "MatterTrustStoreTests",
                     dependencies: ["MatterTrustStore", "MatterCertificates", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "TestSupport"],
+        .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "CAvahi", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "InteropTests",
                     dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],

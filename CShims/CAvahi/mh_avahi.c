@@ -110,6 +110,12 @@ static uint8_t *txt_wire(AvahiStringList *txt, size_t *length) {
     return out;
 }
 
+int mh_address_text(uint16_t type, const void *rdata, size_t size, char *text, size_t text_size) {
+    int family = type == AVAHI_DNS_TYPE_AAAA ? AF_INET6 : AF_INET;
+    if ((family == AF_INET6 && size != 16) || (family == AF_INET && size != 4)) return -1;
+    return inet_ntop(family, rdata, text, (socklen_t)text_size) ? 0 : -1;
+}
+
 static void address_callback(AvahiRecordBrowser *rb, AvahiIfIndex interface, AvahiProtocol protocol,
                              AvahiBrowserEvent event, const char *name, uint16_t clazz, uint16_t type,
                              const void *rdata, size_t size, AvahiLookupResultFlags flags,
@@ -118,9 +124,7 @@ static void address_callback(AvahiRecordBrowser *rb, AvahiIfIndex interface, Ava
     resolver_node *n = userdata;
     if (event != AVAHI_BROWSER_NEW && event != AVAHI_BROWSER_REMOVE) return;
     char text[INET6_ADDRSTRLEN];
-    int family = type == AVAHI_DNS_TYPE_AAAA ? AF_INET6 : AF_INET;
-    if ((family == AF_INET6 && size != 16) || (family == AF_INET && size != 4)) return;
-    if (!inet_ntop(family, rdata, text, sizeof text)) return;
+    if (mh_address_text(type, rdata, size, text, sizeof text) < 0) return;
     mh_event ev;
     memset(&ev, 0, sizeof ev);
     ev.kind = event == AVAHI_BROWSER_NEW ? MH_EVENT_ADDRESS_ADDED : MH_EVENT_ADDRESS_REMOVED;
@@ -146,6 +150,20 @@ static void watch_addresses(resolver_node *n, AvahiClient *c, const char *host) 
     uint16_t type = n->protocol == AVAHI_PROTO_INET6 ? AVAHI_DNS_TYPE_AAAA : AVAHI_DNS_TYPE_A;
     n->addresses = avahi_record_browser_new(c, n->interface, n->protocol, host, AVAHI_DNS_CLASS_IN,
                                             type, 0, address_callback, n);
+}
+
+uint8_t *mh_txt_wire_from_items(const uint8_t *const *items, const size_t *lengths, size_t count,
+                                size_t *length) {
+    AvahiStringList *list = NULL;
+    // avahi_string_list_add prepends: add in reverse to keep the caller's order.
+    for (size_t i = count; i > 0; i--) {
+        AvahiStringList *next = avahi_string_list_add_arbitrary(list, items[i - 1], lengths[i - 1]);
+        if (!next) { avahi_string_list_free(list); *length = 0; return NULL; }
+        list = next;
+    }
+    uint8_t *wire = txt_wire(list, length);
+    avahi_string_list_free(list);
+    return wire;
 }
 
 static void resolve_callback(AvahiServiceResolver *r, AvahiIfIndex interface, AvahiProtocol protocol,

@@ -40,6 +40,34 @@ int cnet_local_port(int fd) {
     return ntohs(sa.sin6_port);
 }
 
+int cnet_cmsg_ifindex(const void *control, size_t control_len, uint32_t *ifindex) {
+    struct msghdr msg;
+    memset(&msg, 0, sizeof msg);
+    msg.msg_control = (void *)control;
+    msg.msg_controllen = control_len;
+    int found = 0;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
+        // A message whose cmsg_len runs past the buffer ends the walk (CMSG_FIRSTHDR checks only
+        // that a header fits); one too short for its payload is skipped.
+        size_t offset = (size_t)((const unsigned char *)c - (const unsigned char *)control);
+        if (c->cmsg_len > control_len - offset) break;
+        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+            c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
+            struct in6_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            *ifindex = info.ipi6_ifindex;
+            found = 1;
+        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+                   c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
+            struct in_pktinfo info;
+            memcpy(&info, CMSG_DATA(c), sizeof info);
+            *ifindex = (uint32_t)info.ipi_ifindex;
+            found = 1;
+        }
+    }
+    return found;
+}
+
 ssize_t cnet_recv(int fd, uint8_t *buf, size_t len, uint8_t addr16[16], uint16_t *port, uint32_t *ifindex) {
     struct sockaddr_in6 from;
     char control[256];
@@ -57,17 +85,7 @@ ssize_t cnet_recv(int fd, uint8_t *buf, size_t len, uint8_t addr16[16], uint16_t
     memcpy(addr16, &from.sin6_addr, 16);
     *port = ntohs(from.sin6_port);
     *ifindex = from.sin6_scope_id;
-    for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
-            struct in6_pktinfo info;
-            memcpy(&info, CMSG_DATA(c), sizeof info);
-            *ifindex = info.ipi6_ifindex;
-        } else if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
-            struct in_pktinfo info;
-            memcpy(&info, CMSG_DATA(c), sizeof info);
-            *ifindex = (uint32_t)info.ipi_ifindex;
-        }
-    }
+    cnet_cmsg_ifindex(msg.msg_control, msg.msg_controllen, ifindex);
     return n;
 }
 

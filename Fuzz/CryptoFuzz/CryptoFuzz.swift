@@ -5,7 +5,9 @@ import FuzzSupport
 
 /// libFuzzer target for every byte form MatterCrypto decodes: DER signatures, private keys
 /// (DER/PEM), public keys (SEC1 points, SPKI), PASE verifiers, SPAKE2+ shares and AES-CCM
-/// frames. Each input decodes or throws; whatever decodes re-encodes consistently.
+/// frames, certificate revocation lists; signatures (raw and DER) verified and public keys used
+/// for ECDH against a fixed key. Each input decodes or throws; whatever decodes re-encodes
+/// consistently. Under FUZZ_SANITIZE=address this is the fuzzing of CShims/COpenSSL.
 func fuzzOne(_ input: [UInt8]) {
     if let signature = try? P256Signature(derRepresentation: input), signature.derRepresentation != input {
         fatalError("strict DER signature did not re-encode to the same bytes")
@@ -34,9 +36,24 @@ func fuzzOne(_ input: [UInt8]) {
         _ = try? device?.computeY()
         _ = try? device?.finish(X: Array(input.prefix(65)))
     }
+    if let crl = try? CertificateRevocationList(derEncoded: input) {
+        guard crl.derBytes == input else { fatalError("CRL did not keep the input bytes") }
+        _ = crl.isSignatureValid(publicKey: fixedKey.publicKey)
+        _ = crl.lists(serialNumber: Array(input.prefix(20)))
+    }
+    if let signature = try? P256Signature(derRepresentation: input) {
+        _ = fixedKey.publicKey.isValidSignature(signature, for: input)
+    }
+    if input.count >= 64, let signature = try? P256Signature(rawRepresentation: Array(input.prefix(64))) {
+        _ = fixedKey.publicKey.isValidSignature(signature, for: Array(input.dropFirst(64)))
+    }
+    if let peer = try? P256PublicKey(x962Representation: input) { _ = try? fixedKey.sharedSecret(with: peer) }
     _ = try? AESCCM.open(key: [UInt8](repeating: 1, count: 16), nonce: [UInt8](repeating: 2, count: 13),
                          ciphertextAndTag: input, additionalData: [])
 }
+
+/// A fixed key pair (scalar 0x11...11) to verify fuzzed signatures and CRLs and to do ECDH with.
+let fixedKey = try! P256PrivateKey(rawRepresentation: [UInt8](repeating: 0x11, count: 32))
 
 /// w0 = 1, L = G: a well-formed verifier for driving the SPAKE2+ verifier with fuzzed shares.
 let fixedVerifier: [UInt8] = [UInt8](repeating: 0, count: 31) + [1] + [0x04]

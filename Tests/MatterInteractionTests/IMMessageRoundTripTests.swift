@@ -152,7 +152,7 @@ import TestSupport
     }
 }
 
-/// Inputs found by fuzz-interaction, kept as regression cases (Fuzz/corpus/fuzz-interaction).
+/// Inputs found by fuzz-interaction, kept as regression cases (Fuzz/regressions/fuzz-interaction).
 @Suite struct IMFuzzRegressionTests {
     /// A ReportData whose attribute data holds a double NaN: it decodes, and its re-encoding
     /// decodes to an equal message (IEEE `==` on the NaN made the fuzzer's check fail).

@@ -82,4 +82,17 @@ int mh_publisher_withdraw(mh_publisher *publisher);
 /// the poll thread.
 void mh_publisher_free(mh_publisher *publisher);
 
+// MARK: the callbacks' decoding of what the daemon reports (exposed for the fuzz-avahi target)
+
+/// TXT RDATA as a FOUND event carries it, built from `count` raw strings the way the resolver
+/// callback builds it from avahi-client's string list: each string prefixed with its length and
+/// cut to 255 bytes. Release with free(); NULL (and *length 0) when out of memory.
+uint8_t *mh_txt_wire_from_items(const uint8_t *const *items, const size_t *lengths, size_t count,
+                                size_t *length);
+
+/// The textual address of an A (`type` 1, 4 bytes) or AAAA (`type` 28, 16 bytes) record's RDATA,
+/// as ADDRESS_ADDED/REMOVED events carry it (any other type is read as A). 0, or -1 when the
+/// size does not match the type or the text does not fit `text_size`.
+int mh_address_text(uint16_t type, const void *rdata, size_t size, char *text, size_t text_size);
+
 #endif

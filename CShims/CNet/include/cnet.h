@@ -20,6 +20,12 @@ int cnet_local_port(int fd);
 /// Returns the length, or -errno (-EAGAIN when nothing is waiting).
 ssize_t cnet_recv(int fd, uint8_t *buf, size_t len, uint8_t addr16[16], uint16_t *port, uint32_t *ifindex);
 
+/// Reads the arrival interface from a received control buffer (msg_control/msg_controllen of
+/// recvmsg, CMSG-aligned): IPV6_PKTINFO or IP_PKTINFO, the last one wins. A message whose
+/// cmsg_len runs past the buffer ends the walk; one too short for its payload is skipped.
+/// Returns 1 and sets `*ifindex` when one was found, else 0 and leaves it alone.
+int cnet_cmsg_ifindex(const void *control, size_t control_len, uint32_t *ifindex);
+
 /// Sends one datagram to addr16:port; `scope` is the interface index for fe80:: addresses.
 /// Returns the bytes sent, or -errno.
 ssize_t cnet_send(int fd, const uint8_t *buf, size_t len, const uint8_t addr16[16], uint16_t port, uint32_t scope);
