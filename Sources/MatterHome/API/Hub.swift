@@ -183,23 +183,26 @@ public actor Hub {
         let known = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
         var lastError = "no known address"
         // The known addresses first (no discovery wait), unless the node is known to have moved.
-        if !resolveAddress, let session = await establishCASE(nodeID, identity, at: known, lastError: &lastError) {
+        if !resolveAddress,
+           let session = await establishCASE(nodeID, identity, at: known, recorded: record.addresses, lastError: &lastError) {
             return session
         }
         var discovered: [PeerAddress] = []
         if let cfid = try? identity.compressedFabricID().rawValue {
             discovered = await operationalAddresses(cfid: cfid, nodeID: nodeID)
         }
-        if let session = await establishCASE(nodeID, identity, at: discovered + (resolveAddress ? known : []), lastError: &lastError) {
+        if let session = await establishCASE(nodeID, identity, at: discovered + (resolveAddress ? known : []),
+                                             recorded: record.addresses, lastError: &lastError) {
             return session
         }
         throw HomeError(.deviceUnreachable, "cannot reach device 0x\(nodeID.paddedHex) (\(record.name)): \(lastError); check that it is powered and on this network")
     }
 
     /// CASE with `nodeID` at the first of `candidates` that answers; remembers the session,
-    /// its resumption record and the address.
+    /// its resumption record and the address (written only when it differs from `recorded`:
+    /// every store write is synced to disk, and 200 nodes reconnecting wrote 200 unchanged rows).
     private func establishCASE(_ nodeID: NodeID, _ identity: CommissionerIdentity, at candidates: [PeerAddress],
-                               lastError: inout String) async -> SessionHandle? {
+                               recorded: [NodeAddress] = [], lastError: inout String) async -> SessionHandle? {
         guard let manager else { return nil }
         for address in candidates {
             do {
@@ -208,8 +211,8 @@ public actor Hub {
                 caseSessions[nodeID] = r.session
                 resumption[nodeID] = r.resumption
                 if let p = await manager.secureSession(r.session)?.peerAddress {
-                    try? store.updateAddresses([NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)],
-                                               for: nodeID)
+                    let reached = [NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)]
+                    if reached != recorded { try? store.updateAddresses(reached, for: nodeID) }
                 }
                 return r.session
             } catch {
