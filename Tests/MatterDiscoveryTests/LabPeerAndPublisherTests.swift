@@ -25,8 +25,8 @@ struct CircuitMatterDiscoveryTests {
         try #require(ready != nil, "CircuitMatter did not start: \(device.text)")
         #expect(device.text.contains("MT:MNOA55UM00KA0648G00"), "the fixed setup code gives the known QR payload")
 
-        async let long = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--discriminator", "3840"], timeout: 4)
-        async let short = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--short-discriminator", "15"], timeout: 4)
+        async let long = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--discriminator", "3840"])
+        async let short = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--short-discriminator", "15"])
         for (label, results) in [("long", try await long), ("short", try await short)] {
             let d = try #require(results.first { $0["port"] as? Int == 5541 }, "\(label): not found: \(results)")
             #expect(d["discriminator"] as? Int == 3840, "\(label)")

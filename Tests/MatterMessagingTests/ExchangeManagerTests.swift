@@ -23,7 +23,9 @@ import TestSupport
             var message = first
             while true {
                 try? await exchange.send(echo, opcode: message.opcode + 1, payload: message.payload)
-                guard let next = try? await exchange.receive(timeout: .seconds(5)) else { break }
+                // Longer than any request's timeout: a client starved under the suite's load once
+                // sent its next request after this responder had stopped reading, and waited 10 s.
+                guard let next = try? await exchange.receive(timeout: .seconds(60)) else { break }
                 message = next
             }
         }
