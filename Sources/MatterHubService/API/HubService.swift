@@ -20,9 +20,9 @@ public final class HubService: HubBackend, Sendable {
     let onCommissioningStep: @Sendable (StepTiming) -> Void
     let sdkVersion: String
     /// Where events go (the API server); set once it exists.
-    private let sink = Mutex<(@Sendable (ServerEvent) -> Void)?>(nil)
+    private let sink = SettableCallback<ServerEvent>()
     /// One line per notable event (stderr under `hub serve`); set by `start`.
-    private let logger = Mutex<@Sendable (String) -> Void>({ _ in })
+    private let logger = SettableCallback<String>()
     private let state: Mutex<State>
     /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
     private let advertWatch: OperationalAdvertWatch
@@ -64,16 +64,16 @@ public final class HubService: HubBackend, Sendable {
 
     /// Where the API's events go.
     public func setEventSink(_ publish: @escaping @Sendable (ServerEvent) -> Void) {
-        sink.withLock { $0 = publish }
+        sink.set(publish)
     }
 
     func publish(_ event: ServerEvent) {
-        sink.withLock { $0 }?(event)
+        sink(event)
     }
 
     /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
     public func start(log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
-        logger.withLock { $0 = log }
+        logger.set(log)
         for (node, outcome) in await hub.reconcilePendingNodes() {
             log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
         }
@@ -131,7 +131,7 @@ public final class HubService: HubBackend, Sendable {
                 publish(.attributeUpdated(nodeID: node.rawValue, path: NodeDataBuilder.path(path), value: json))
             }
         case .availability(let node, let available):
-            logger.withLock { $0 }("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
+            logger("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
             await announceDevice(node.rawValue)

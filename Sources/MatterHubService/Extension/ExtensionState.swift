@@ -13,13 +13,13 @@ final class ExtensionState: Sendable {
     }
 
     private let sessions = Mutex<[UInt64: Structure]>([:])
-    private let sink = Mutex<(@Sendable (HubEvent) -> Void)?>(nil)
+    private let sink = SettableCallback<HubEvent>()
     let details = Mutex(ServerDetails())
     let started = ContinuousClock.now
 
-    func setSink(_ publish: @escaping @Sendable (HubEvent) -> Void) { sink.withLock { $0 = publish } }
+    func setSink(_ publish: @escaping @Sendable (HubEvent) -> Void) { sink.set(publish) }
 
-    func publish(_ event: HubEvent) { sink.withLock { $0 }?(event) }
+    func publish(_ event: HubEvent) { sink(event) }
 
     func holdSession(_ structure: Structure, for connection: UInt64) { sessions.withLock { $0[connection] = structure } }
 
