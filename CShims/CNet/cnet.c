@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -111,4 +113,32 @@ int cnet_enter_netns(const char *path) {
     int e = errno;
     close(fd);
     return r < 0 ? -e : 0;
+}
+
+void cnet_name_thread(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+int cnet_epoll_create(void) {
+    int fd = epoll_create1(EPOLL_CLOEXEC);
+    return fd < 0 ? -errno : fd;
+}
+
+int cnet_epoll_add(int epfd, int fd) {
+    struct epoll_event event = { .events = EPOLLIN, .data = { .fd = fd } };
+    return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) < 0 ? -errno : 0;
+}
+
+int cnet_epoll_remove(int epfd, int fd) {
+    struct epoll_event event = { 0 };
+    return epoll_ctl(epfd, EPOLL_CTL_DEL, fd, &event) < 0 ? -errno : 0;
+}
+
+int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms) {
+    struct epoll_event events[64];
+    if (max > 64) max = 64;
+    int n = epoll_wait(epfd, events, max, timeout_ms);
+    if (n < 0) return -errno;
+    for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
+    return n;
 }

@@ -9,9 +9,9 @@ import Glibc
 /// A dual-stack UDP socket (IPv6 and IPv4-mapped) that reports each datagram's arrival interface,
 /// so replies to fe80:: peers go out the interface they came in on.
 public final class UDPTransport: MessageTransport, @unchecked Sendable {
-    // @unchecked: the fd is guarded by `state`; the read source runs on its own serial queue.
+    // @unchecked: the fd is guarded by `state`; reads happen on the reactor thread, in `receive`.
     private let state: Mutex<Int32>
-    private let source: DispatchSourceRead
+    private let continuation: AsyncStream<Datagram>.Continuation
     public let incoming: AsyncStream<Datagram>
     public let localPort: UInt16
 
@@ -27,29 +27,12 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
         guard fd >= 0 else { throw MessagingError.transport(operation: "bind to port \(port)", errno: -fd) }
         localPort = UInt16(truncatingIfNeeded: cnet_local_port(fd))
         state = Mutex(fd)
-        let (stream, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(512))
-        incoming = stream
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: DispatchQueue(label: "matterhub.udp"))
-        source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 2048)
-            var addr = [UInt8](repeating: 0, count: 16)
-            var port: UInt16 = 0, ifindex: UInt32 = 0
-            while true {
-                let n = buffer.withUnsafeMutableBufferPointer { b in
-                    addr.withUnsafeMutableBufferPointer { a in
-                        cnet_recv(fd, b.baseAddress, b.count, a.baseAddress, &port, &ifindex)
-                    }
-                }
-                if n < 0 { break }
-                continuation.yield(Datagram(bytes: Array(buffer[0..<n]),
-                                            from: PeerAddress(ip: addr, port: port, interfaceIndex: ifindex)))
-            }
-        }
-        source.setCancelHandler {
-            continuation.finish()
+        (incoming, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(512))
+        let reader = DatagramReader(continuation: continuation)
+        if let e = DatagramReactor.shared.register(fd, handler: { reader.drain($0) }) {
             Glibc.close(fd)
+            throw MessagingError.transport(operation: "watch the socket on port \(port)", errno: e)
         }
-        source.resume()
     }
 
     public func send(_ bytes: [UInt8], to peer: PeerAddress) async throws(MessagingError) {
@@ -68,12 +51,38 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
     public func close() {
         state.withLock { fd in
             guard fd >= 0 else { return }
+            DatagramReactor.shared.unregister(fd)
+            Glibc.close(fd)
             fd = -1
-            source.cancel()
         }
+        continuation.finish()
     }
 
     deinit { close() }
+
+    /// Reads every queued datagram into the stream; runs only on the reactor thread, so its
+    /// buffer needs no lock.
+    private final class DatagramReader: @unchecked Sendable {
+        private let continuation: AsyncStream<Datagram>.Continuation
+        private var buffer = [UInt8](repeating: 0, count: 2048)
+        private var address = [UInt8](repeating: 0, count: 16)
+
+        init(continuation: AsyncStream<Datagram>.Continuation) { self.continuation = continuation }
+
+        func drain(_ fd: Int32) {
+            var port: UInt16 = 0, ifindex: UInt32 = 0
+            while true {
+                let n = buffer.withUnsafeMutableBufferPointer { b in
+                    address.withUnsafeMutableBufferPointer { a in
+                        cnet_recv(fd, b.baseAddress, b.count, a.baseAddress, &port, &ifindex)
+                    }
+                }
+                if n < 0 { return }
+                continuation.yield(Datagram(bytes: Array(buffer[0..<n]),
+                                            from: PeerAddress(ip: address, port: port, interfaceIndex: ifindex)))
+            }
+        }
+    }
 
     /// setns applies to the calling thread only: open the socket on a short-lived thread.
     private static func openInNamespace(_ path: String, port: UInt16) throws(MessagingError) -> Int32 {

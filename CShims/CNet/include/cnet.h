@@ -34,4 +34,18 @@ ssize_t cnet_send(int fd, const uint8_t *buf, size_t len, const uint8_t addr16[1
 /// Returns 0 or -errno.
 int cnet_enter_netns(const char *path);
 
+/// Names the calling thread (at most 15 characters) for top -H, perf and /proc/PID/task.
+void cnet_name_thread(const char *name);
+
+/// epoll for the datagram reactor, without exposing the packed `struct epoll_event` to Swift.
+/// A close-on-exec epoll instance, or -errno.
+int cnet_epoll_create(void);
+/// Watches `fd` for input (level-triggered); 0 or -errno.
+int cnet_epoll_add(int epfd, int fd);
+/// Stops watching `fd`; 0 or -errno.
+int cnet_epoll_remove(int epfd, int fd);
+/// Waits up to `timeout_ms` (-1: forever) and writes the ready descriptors to `fds` (at most
+/// `max`); returns their count, or -errno (-EINTR when a signal interrupted the wait).
+int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms);
+
 #endif
