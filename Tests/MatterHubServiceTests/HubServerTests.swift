@@ -2,10 +2,12 @@ import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterDiscovery
+import MatterHome
 import MatterHubService
 import MatterMessaging
 import MatterServerAPI
 import MatterVirtualDevice
+import Synchronization
 import Testing
 import TestSupport
 import MatterTLV
@@ -110,6 +112,59 @@ import MatterTLV
         #expect(available, "not available within 5 s of the restart")
         print("restart to available: \((clock.now - started).milliseconds) ms")
         await second.stop()
+        await device.shutdown()
+    }
+
+    /// A node commissioned without the hub (`matterctl commission` with no hub running) has no
+    /// cached attributes: its first priming report fills the cache while it is still unavailable,
+    /// and clients get it whole in the node_updated that makes it available, not as one
+    /// attribute_updated per value (200 such nodes were 20,000 events, which overran a client).
+    /// Changes reported once it is live still come one by one.
+    @Test func aFirstPrimingReachesClientsAsOneNodeUpdated() async throws {
+        let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+            passcode: 20_202_021, discriminator: 404, port: 0, advertises: false))
+        await device.start()
+        let port = await device.port
+        let state = NSTemporaryDirectory() + "matterhub-priming-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let discovery = MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 404, port: port)]))
+        let options = CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true)
+        let nodeID: NodeID
+        do {
+            let commissioner = try await HomeMatterCommissioner(hub: try Hub(stateDirectory: state, discovery: discovery), options: options)
+            nodeID = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
+        }
+
+        var configuration = HubServer.Configuration(stateDirectory: state, options: options)
+        configuration.port = 0
+        configuration.discovery = discovery
+        let server = try await HubServer(configuration, log: { _ in })
+        let events = Mutex<[ServerEvent]>([])
+        server.service.setEventSink { event in events.withLock { $0.append(event) } }  // in place of the API server
+        try await server.start(log: { _ in })
+        #expect(await server.service.runtime.waitUntilAvailable(nodeID, timeout: .seconds(10)))
+        try await Task.sleep(for: .milliseconds(300))  // the forwarder runs behind the runtime
+        let onOff = AttributePath(endpoint: 1, cluster: 6, attribute: 0)
+        let primed = events.withLock { $0 }
+        let attributeEvents = primed.filter { if case .attributeUpdated = $0 { true } else { false } }
+        #expect(attributeEvents.count == 0, "\(attributeEvents.count) attribute_updated events for the first priming")
+        let updates = primed.compactMap { event -> MatterNodeData? in if case .nodeUpdated(let n) = event { n } else { nil } }
+        #expect(updates.count == 1)
+        #expect(updates.first?.available == true)
+        #expect(updates.first?.attributes[onOff] == .bool(false))
+        #expect((updates.first?.attributes.count ?? 0) >= 10)
+
+        _ = try await server.service.handle(.deviceCommand(DeviceCommandArguments(
+            nodeID: nodeID.rawValue, endpointID: 1, clusterID: 6, commandName: "On")))
+        let reported = await first(within: .seconds(5)) { () -> Bool? in
+            while !Task.isCancelled {
+                if events.withLock({ $0.contains(.attributeUpdated(nodeID: nodeID.rawValue, path: onOff, value: .bool(true))) }) { return true }
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return nil
+        }
+        #expect(reported == true, "the live change did not arrive as attribute_updated")
+        await server.stop()
         await device.shutdown()
     }
 }

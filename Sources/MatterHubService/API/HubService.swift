@@ -37,6 +37,8 @@ public final class HubService: HubBackend, Sendable {
         var recentEvents: [MatterNodeEvent] = []
         /// Nodes being commissioned or interviewed: their updates wait for node_added.
         var announcing: Set<NodeID> = []
+        /// Nodes whose last availability update, in the runtime's order, said available.
+        var availableInUpdates: Set<NodeID> = []
     }
 
     /// Opens the hub's store and fabric (created on first use) and reconciles what a crash left
@@ -125,12 +127,19 @@ public final class HubService: HubBackend, Sendable {
     private func forward(_ update: NodeUpdate) async {
         switch update {
         case .attributes(let node, let values):
-            guard !state.withLock({ $0.announcing.contains(node) }) else { return }
+            // Values that arrive while a node is unavailable (the priming report of a new
+            // subscription, before it counts as live) reach clients in the node_updated that
+            // follows, whole: one event instead of one per attribute (200 nodes primed from an
+            // empty cache were 20,000 events, and a client that could not keep up was dropped).
+            guard state.withLock({ !$0.announcing.contains(node) && $0.availableInUpdates.contains(node) }) else { return }
             for (path, value) in values.sorted(by: { $0.key < $1.key }) {
                 guard let json = try? AttributeValueCoding.json(from: value) else { continue }
                 publish(.attributeUpdated(nodeID: node.rawValue, path: NodeDataBuilder.path(path), value: json))
             }
         case .availability(let node, let available):
+            state.withLock {
+                if available { $0.availableInUpdates.insert(node) } else { $0.availableInUpdates.remove(node) }
+            }
             logger("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
