@@ -91,7 +91,10 @@ let package = Package(
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform"],
-                resources: [.copy("Dashboard")], swiftSettings: strict),
+                // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
+                // accessor would import Foundation and link ICU and libcurl).
+                resources: ["index.html", "dashboard.css", "dashboard.js", "qr.js"].map { .embedInCode("Dashboard/" + $0) },
+                swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterHome
 import MatterServerAPI
 import Synchronization

@@ -1,5 +1,8 @@
 import MatterCertificates
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterHome
 import MatterMessaging
 import MatterServerAPI
