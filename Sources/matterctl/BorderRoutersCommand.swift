@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MatterDiscovery
 import MatterHome
 import MatterNetworkCredentials

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MatterCommissioning
 public import MatterNetworkCredentials
 

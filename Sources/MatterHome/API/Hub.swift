@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MatterCertificates
 import MatterCommissioning
 import MatterCrypto

@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc

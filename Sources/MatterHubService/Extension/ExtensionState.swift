@@ -1,4 +1,3 @@
-import FoundationEssentials
 import MatterHome
 import MatterServerAPI
 import Synchronization

@@ -1,5 +1,4 @@
 import MatterCertificates
-import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
