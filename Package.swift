@@ -37,6 +37,11 @@ let package = Package(
         // SQLite 3 for the hub's persistent store. Only MatterHome imports it.
         .systemLibrary(name: "CSQLite", path: "CShims/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
 
+        // What the upper layers need from the platform beyond the standard library and
+        // FoundationEssentials (stderr/stdin, threads, printf-style numbers, whitespace trimming),
+        // so that no module links Foundation proper (ICU, libcurl).
+        .target(name: "MatterPlatform", swiftSettings: strict),
+
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
@@ -45,8 +50,9 @@ let package = Package(
         // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
         .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
-        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto"], swiftSettings: strict),
-        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet"], swiftSettings: strict),
+        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto", "MatterPlatform"], swiftSettings: strict),
+        .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet", "MatterPlatform"],
+                swiftSettings: strict),
         // Where Interaction meets Messaging: the IM exchange over a messaging exchange, InteractionClient.over.
         .target(name: "MatterInteractionMessaging", dependencies: ["MatterInteraction", "MatterMessaging"], swiftSettings: strict),
         .target(name: "MatterSecureChannel", dependencies: ["MatterMessaging", "MatterCrypto", "MatterTLV", "MatterCertificates"],
@@ -55,8 +61,10 @@ let package = Package(
         // Thread operational datasets and Wi-Fi credentials (a codec; MatterCrypto for SecretBytes).
         .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
-        // folder, DCL updates (URLSession) and CRLs. Foundation, no C.
-        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto"], swiftSettings: strict),
+        // folder, DCL updates (URLSession) and CRLs. FoundationEssentials (and FoundationNetworking
+        // in HTTPFetcher), no C; the DCL's JSON through MatterServerAPI's parser.
+        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterServerAPI", "MatterPlatform"],
+                swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),
 
@@ -71,7 +79,7 @@ let package = Package(
                                                    "MatterDiscovery", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
                                                    "MatterNetworkCredentials",
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
-                                                   "MatterServerAPI", "MatterWebSocket"],
+                                                   "MatterServerAPI", "MatterWebSocket", "MatterPlatform"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
@@ -82,13 +90,16 @@ let package = Package(
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
-                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload"],
-                resources: [.copy("Dashboard")], swiftSettings: strict),
+                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform"],
+                // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
+                // accessor would import Foundation and link ICU and libcurl).
+                resources: ["index.html", "dashboard.css", "dashboard.js", "qr.js"].map { .embedInCode("Dashboard/" + $0) },
+                swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
                                "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterInteractionMessaging",
-                               "MatterNetworkCredentials"],
+                               "MatterNetworkCredentials", "MatterPlatform"],
                 swiftSettings: strict),
 
         // The command-line tool.
@@ -96,7 +107,7 @@ let package = Package(
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
-                                         "MatterTrustStore"],
+                                         "MatterTrustStore", "MatterPlatform"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -186,6 +197,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MatterPlatformTests", dependencies: ["MatterPlatform"], swiftSettings: strict),
         .testTarget(name: "MatterCtlTests", dependencies: ["TestSupport"], swiftSettings: strict),
         // Benchmarks: swift build -c release --product crypto-bench
         .executableTarget(name: "crypto-bench", dependencies: ["MatterCrypto", "MatterCertificates", "MatterTLV"],

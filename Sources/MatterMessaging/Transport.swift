@@ -67,7 +67,7 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     }
 
     static func parseIPv6(_ s: Substring) -> [UInt8]? {
-        let halves = s.components(separatedBy: "::")
+        let halves = s.split(separator: "::", omittingEmptySubsequences: false).map(String.init)
         guard halves.count <= 2 else { return nil }
         func groups(_ part: String) -> [UInt16]? {
             if part.isEmpty { return [] }

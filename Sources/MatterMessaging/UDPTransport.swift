@@ -1,6 +1,6 @@
 import CNet
 import Dispatch
-import Foundation
+import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -89,13 +89,12 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
         final class Box: @unchecked Sendable { var fd: Int32 = -EINVAL }
         let box = Box()
         let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
+        let started = DetachedThread.start {
             let r = cnet_enter_netns(path)
             box.fd = r < 0 ? r : cnet_udp_open(port)
             done.signal()
         }
-        thread.start()
-        done.wait()
+        if started { done.wait() } else { box.fd = -EAGAIN }
         if box.fd < 0 { throw MessagingError.transport(operation: "open in namespace \(path)", errno: -box.fd) }
         return box.fd
     }

@@ -1,4 +1,6 @@
-import Foundation
+import FoundationEssentials
+import MatterPlatform
+import MatterServerAPI
 
 /// The parts of the CSA Distributed Compliance Ledger's REST API (the Cosmos gateway of its
 /// PKI module) that the trust store reads, with the JSON fields python-matter-server and the
@@ -70,26 +72,26 @@ public struct DCLClient: Sendable {
         return url
     }
 
-    func json(_ url: URL, limit: Int) async throws(TrustStoreError) -> [String: Any] {
+    func json(_ url: URL, limit: Int) async throws(TrustStoreError) -> JSONObject {
         let body = try await http.get(url, limit: limit)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)), let dict = object as? [String: Any] else {
+        guard let object = (try? JSONParser.parse(body))?.objectValue else {
             throw TrustStoreError(.responseInvalid, "\(url.absoluteString) did not answer a JSON object (\(body.count) bytes)")
         }
-        return dict
+        return object
     }
 
     /// The approved root certificates.
     public func approvedRoots() async throws(TrustStoreError) -> [RootReference] {
         let url = try url("/dcl/pki/root-certificates")
         let doc = try await json(url, limit: Self.listLimit)
-        guard let roots = doc["approvedRootCertificates"] as? [String: Any], let certs = roots["certs"] as? [Any] else {
+        guard let certs = doc["approvedRootCertificates"]?["certs"]?.array else {
             throw TrustStoreError(.responseInvalid, "\(url.absoluteString) has no approvedRootCertificates.certs list")
         }
         guard certs.count <= Self.maxItems else {
             throw TrustStoreError(.responseTooLarge, "\(url.absoluteString) lists \(certs.count) roots; the limit is \(Self.maxItems)")
         }
         return try certs.map { item throws(TrustStoreError) in
-            guard let c = item as? [String: Any], let subject = c["subject"] as? String, let skid = c["subjectKeyId"] as? String,
+            guard let subject = item["subject"]?.string, let skid = item["subjectKeyId"]?.string,
                   !subject.isEmpty, !skid.isEmpty else {
                 throw TrustStoreError(.responseInvalid, "\(url.absoluteString): a root without subject and subjectKeyId")
             }
@@ -102,23 +104,23 @@ public struct DCLClient: Sendable {
     public func approvedCertificates(_ root: RootReference) async throws(TrustStoreError) -> [ApprovedCertificate] {
         // The subject is base64 (A-Z a-z 0-9 + / =) and goes into the path as the references send it.
         let url = try url("/dcl/pki/certificates/\(root.subject)/\(root.subjectKeyID)")
-        let doc: [String: Any]
+        let doc: JSONObject
         do { doc = try await json(url, limit: Self.certificateLimit) } catch where error.code == .notFound {
             return []
         }
-        guard let approved = doc["approvedCertificates"] as? [String: Any] else {
+        guard let approved = doc["approvedCertificates"]?.objectValue else {
             if doc["code"] != nil { return [] }  // the gateway's "not found" error object
             throw TrustStoreError(.responseInvalid, "\(url.absoluteString) has no approvedCertificates object")
         }
-        guard let certs = approved["certs"] as? [Any] else {
+        guard let certs = approved["certs"]?.array else {
             throw TrustStoreError(.responseInvalid, "\(url.absoluteString) has no approvedCertificates.certs list")
         }
         return try certs.map { item throws(TrustStoreError) in
-            guard let c = item as? [String: Any], let pem = c["pemCert"] as? String else {
+            guard let pem = item["pemCert"]?.string else {
                 throw TrustStoreError(.responseInvalid, "\(url.absoluteString): a certificate without pemCert")
             }
-            return ApprovedCertificate(pem: pem, isRoot: c["isRoot"] as? Bool ?? false,
-                                       subjectAsText: c["subjectAsText"] as? String, subjectKeyID: c["subjectKeyId"] as? String)
+            return ApprovedCertificate(pem: pem, isRoot: item["isRoot"]?.bool ?? false,
+                                       subjectAsText: item["subjectAsText"]?.string, subjectKeyID: item["subjectKeyId"]?.string)
         }
     }
 
@@ -127,29 +129,29 @@ public struct DCLClient: Sendable {
         var points: [RevocationPoint] = []
         var key: String?
         for _ in 0..<Self.maxPages {
-            let query = key.map { "pagination.key=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) }
+            let query = key.map { "pagination.key=" + $0.percentEncodedAlphanumerics }
             let url = try url("/dcl/pki/revocation-points", query: query)
             let doc = try await json(url, limit: Self.listLimit)
-            guard let list = doc["PkiRevocationDistributionPoint"] as? [Any] else {
+            guard let list = doc["PkiRevocationDistributionPoint"]?.array else {
                 throw TrustStoreError(.responseInvalid, "\(url.absoluteString) has no PkiRevocationDistributionPoint list")
             }
             for item in list {
-                guard let p = item as? [String: Any], let label = p["label"] as? String,
-                      let skid = p["issuerSubjectKeyID"] as? String, let signer = p["crlSignerCertificate"] as? String,
-                      let dataURL = p["dataURL"] as? String else {
+                guard let p = item.objectValue, let label = p["label"]?.string,
+                      let skid = p["issuerSubjectKeyID"]?.string, let signer = p["crlSignerCertificate"]?.string,
+                      let dataURL = p["dataURL"]?.string else {
                     throw TrustStoreError(.responseInvalid, "\(url.absoluteString): a revocation point without label, "
                                           + "issuerSubjectKeyID, crlSignerCertificate or dataURL")
                 }
-                let delegator = (p["crlSignerDelegator"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                let delegator = p["crlSignerDelegator"]?.string.flatMap { $0.isEmpty ? nil : $0 }
                 points.append(RevocationPoint(vendorID: Self.int(p["vid"]), productID: Self.int(p["pid"]), label: label,
-                                              isPAA: p["isPAA"] as? Bool ?? false, issuerSubjectKeyID: skid,
+                                              isPAA: p["isPAA"]?.bool ?? false, issuerSubjectKeyID: skid,
                                               crlSignerCertificate: signer, crlSignerDelegator: delegator, dataURL: dataURL,
                                               revocationType: Self.int(p["revocationType"])))
             }
             guard points.count <= Self.maxItems else {
                 throw TrustStoreError(.responseTooLarge, "the DCL lists more than \(Self.maxItems) revocation points")
             }
-            let next = (doc["pagination"] as? [String: Any])?["next_key"] as? String
+            let next = doc["pagination"]?["next_key"]?.string
             guard let next, !next.isEmpty else { return points }
             key = next
         }
@@ -165,9 +167,9 @@ public struct DCLClient: Sendable {
     }
 
     /// The ledger writes numbers as JSON numbers or, in Cosmos style, as strings.
-    static func int(_ value: Any?) -> Int {
-        if let n = value as? Int { return n }
-        if let s = value as? String, let n = Int(s) { return n }
+    static func int(_ value: JSONValue?) -> Int {
+        if let n = value?.int64, let i = Int(exactly: n) { return i }
+        if let s = value?.string, let n = Int(s) { return n }
         return 0
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
 
 /// The PAAs and CRLs a commissioner trusts. The default store is the production PAA roots
@@ -60,8 +60,8 @@ public struct TrustStore: Sendable {
 
     /// A folder of PAA files only (`--paa-store`): no bundled roots, no CRLs.
     public static func folderOnly(_ folder: String) throws(TrustStoreError) -> TrustStore {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue else {
+        var isDirectory = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory else {
             throw TrustStoreError(.storage, "the PAA trust store folder \(folder) does not exist")
         }
         var store = TrustStore(folder: nil)

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+import MatterPlatform
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `<state>/trust-store/store.json`: what `trust-store add`, `remove` and `update` manage (PAAs
 /// with their origin, CRLs with their signer and nextUpdate, bundled roots the user removed).
@@ -71,20 +75,19 @@ struct TrustStoreDocument: Codable, Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw TrustStoreError(.storage, "cannot create \(folder): \(error.localizedDescription)")
+            throw TrustStoreError(.storage, "cannot create \(folder): \(errorText(error))")
         }
         let path = folder + "/" + Self.fileName
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: data),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw TrustStoreError(.storage, "cannot write \(temporary)")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw TrustStoreError(.storage, "cannot write \(temporary): \(String(cString: strerror(errno)))")
         }
-        do {
-            try handle.synchronize()
-            try handle.close()
-        } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw TrustStoreError(.storage, "cannot write \(temporary): \(error.localizedDescription)")
+        let written = FileDescriptorIO.writeAll(fd, [UInt8](data)) && fsync(fd) == 0
+        let reason = String(cString: strerror(errno))
+        if close(fd) != 0 || !written {
+            unlink(temporary)
+            throw TrustStoreError(.storage, "cannot write \(temporary): \(written ? String(cString: strerror(errno)) : reason)")
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
 
 /// What an `add`, `update` or `import` did: every certificate and CRL it considered, kept or not.

@@ -1,11 +1,15 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCertificates
 import MatterCrypto
 import MatterDiscovery
 import MatterInteraction
 import MatterInteractionMessaging
 import MatterMessaging
+import MatterPlatform
 import MatterSecureChannel
 import MatterSetupPayload
 import MatterTLV
@@ -39,7 +43,7 @@ public actor VirtualDevice {
     private var caseResponder: CASEResponder?
     private var commissionableAdvert: AvahiAdvertisement?
     private var operationalAdverts: [UInt8: (OperationalAdvert, AvahiAdvertisement)] = [:]
-    private let instanceName = (0..<8).map { _ in String(format: "%02X", UInt8.random(in: 0...255)) }.joined()
+    private let instanceName = (0..<8).map { _ in String(printf: "%02X", UInt8.random(in: 0...255)) }.joined()
     private var started = false
     /// Counts window changes, so a publish that finishes after a newer change is withdrawn.
     private var windowGeneration: UInt64 = 0
@@ -174,7 +178,8 @@ public actor VirtualDevice {
                 // Fault reboot-mid-commissioning: the power goes when the commissioner first
                 // reaches for the new operational identity (after AddNOC, before CommissioningComplete).
                 if rebootPending.isSet {
-                    FileHandle.standardError.write(Data("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC\n".utf8))
+                    var stream = StandardError()
+                    print("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC", to: &stream)
                     exit(3)
                 }
                 // Off the operational network (a Wi-Fi or Thread device before ConnectNetwork),
@@ -427,7 +432,8 @@ public actor VirtualDevice {
     }
 
     private nonisolated func log(_ s: String) {
-        FileHandle.standardError.write(Data("virtual-device: \(s)\n".utf8))
+        var stream = StandardError()
+        print("virtual-device: \(s)", to: &stream)
     }
 }
 

@@ -1,5 +1,5 @@
-import Foundation
 import MatterCrypto
+import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -49,23 +49,24 @@ public final class WebSocketClient: Sendable {
     public static func connect(to url: WebSocketURL, timeout: Duration = .seconds(10), maxMessageSize: Int = 64 << 20,
                                closeTimeout: Duration = .seconds(2)) async throws(WebSocketClientError) -> WebSocketClient {
         let result = await withCheckedContinuation { (k: CheckedContinuation<Result<(Int32, HTTPResponseHead, [UInt8]), WebSocketClientError>, Never>) in
-            let thread = Thread {
+            let started = DetachedThread.start(name: "matterhub.websocket-connect") {
                 do throws(WebSocketClientError) { k.resume(returning: .success(try open(url, timeout: timeout))) } catch {
                     k.resume(returning: .failure(error))
                 }
             }
-            thread.name = "matterhub.websocket-connect"
-            thread.start()
+            if !started { k.resume(returning: .failure(.connect(address: url.description, reason: "no thread could be started"))) }
         }
         let (fd, head, leftover) = try result.get()
         let client = WebSocketClient(url: url, fd: fd, response: head, closeTimeout: closeTimeout)
-        let reader = Thread {
+        let reading = DetachedThread.start(name: "matterhub.websocket-client") {
             var parser = WebSocketFrameParser(maxMessageSize: maxMessageSize, requireMasked: false)
             parser.append(leftover)
             client.readLoop(parser)
         }
-        reader.name = "matterhub.websocket-client"
-        reader.start()
+        guard reading else {
+            await client.close(.goingAway, reason: "no reader thread")
+            throw .connect(address: url.description, reason: "no thread could be started")
+        }
         return client
     }
 

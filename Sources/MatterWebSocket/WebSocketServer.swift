@@ -1,4 +1,4 @@
-import Foundation
+import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -88,13 +88,12 @@ public final class WebSocketServer: Sendable {
             return true
         }
         guard startNow else { return }
-        let thread = Thread { [self] in
+        let started = DetachedThread.start(name: "matterhub.websocket") { [self] in
             var loop = EventLoop(server: self)
             loop.run()
             self.finish()
         }
-        thread.name = "matterhub.websocket"
-        thread.start()
+        if !started { finish() }  // no I/O thread: stop() returns at once, nothing is served
     }
 
     /// Closes every connection (close code 1001, "server shutting down"), stops listening and

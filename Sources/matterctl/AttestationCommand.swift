@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
+import MatterPlatform
 
 /// `matterctl attestation verify`: device attestation of certificate files, as a commissioner
 /// performs it (DAC -> PAI -> PAA against a trust-store folder, optional CD and revocation set).
@@ -65,7 +66,7 @@ struct AttestationCommand: ParsableCommand {
             } catch let e as CommandFailure {
                 throw e
             } catch {
-                throw CommandFailure("cannot read the revocation set \(path): \(error.localizedDescription)")
+                throw CommandFailure("cannot read the revocation set \(path): \(errorText(error))")
             }
         }
 
@@ -113,7 +114,7 @@ struct AttestationCommand: ParsableCommand {
         }
         var files: [(name: String, contents: [UInt8])] = []
         for name in names where name.lowercased().hasSuffix(".der") || name.lowercased().hasSuffix(".pem") {
-            if let data = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent(name)) {
+            if let data = FileManager.default.contents(atPath: path.hasSuffix("/") ? path + name : path + "/" + name) {
                 files.append((name, [UInt8](data)))
             }
         }
@@ -126,7 +127,7 @@ struct AttestationCommand: ParsableCommand {
     static func time(_ text: String?) throws -> ASN1Time {
         let date: Date
         if let text {
-            guard let d = ISO8601DateFormatter().date(from: text) else {
+            guard let d = try? Date.ISO8601FormatStyle().parse(text) else {
                 throw UsageError("--at expects an ISO 8601 time such as 2024-07-01T00:00:00Z, got '\(text)'")
             }
             date = d
@@ -173,7 +174,7 @@ struct AttestationCommand: ParsableCommand {
             ("productId", .from(o.productID)),
             ("paa", o.paaSubjectKeyIdentifier == nil ? .null : .object([
                 ("name", .from(o.paaName)),
-                ("subjectKeyId", .string((o.paaSubjectKeyIdentifier ?? []).map { String(format: "%02x", $0) }.joined())),
+                ("subjectKeyId", .string((o.paaSubjectKeyIdentifier ?? []).map { String(printf: "%02x", $0) }.joined())),
             ])),
             ("trustStoreSize", .from(trustStoreSize)),
             ("usesTestCredentials", .bool(o.usesTestCredentials)),

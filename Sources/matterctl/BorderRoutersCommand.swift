@@ -1,7 +1,7 @@
-import Foundation
 import MatterDiscovery
 import MatterHome
 import MatterNetworkCredentials
+import MatterPlatform
 
 /// `matterctl thread border-routers`: the Thread border routers (`_meshcop._udp`) on the
 /// network, their TXT decoded, and whether this host has a route to each one's OMR prefix.
@@ -37,7 +37,7 @@ struct BorderRoutersCommand: ParsableCommand {
                 Output.out(fields.map { "\($0.0)=\($0.1.plain)" }.joined(separator: " "))
             }
         }
-        if routers.isEmpty && !json { Output.err("no Thread border routers found in \(String(format: "%g", timeout)) s") }
+        if routers.isEmpty && !json { Output.err("no Thread border routers found in \(String(printf: "%g", timeout)) s") }
         return 0
     }
 

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
+import MatterPlatform
 
 /// `matterctl cert decode|convert`: inspect Matter operational certificates and convert them
 /// between the Matter TLV and X.509 DER encodings.
@@ -94,7 +95,7 @@ struct CertCommand: ParsableCommand {
             do {
                 try Data(result).write(to: URL(fileURLWithPath: out))
             } catch {
-                throw CommandFailure("cannot write \(out): \(error.localizedDescription)")
+                throw CommandFailure("cannot write \(out): \(errorText(error))")
             }
         } else {
             Output.out(result.hexString)
@@ -106,8 +107,8 @@ struct CertCommand: ParsableCommand {
 /// Reads a certificate argument: a file in PEM, binary, hex or base64 text, or a hex string.
 enum CertificateInput {
     static func load(_ argument: String) throws -> [UInt8] {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory.boolValue {
+        var isDirectory = false
+        if FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), !isDirectory {
             guard let data = FileManager.default.contents(atPath: argument) else {
                 throw CommandFailure("cannot read \(argument)")
             }
@@ -130,7 +131,7 @@ enum CertificateInput {
         // Text files (hex or base64) hold printable ASCII only; DER and TLV never do.
         let isText = !data.isEmpty && data.allSatisfy { (0x20...0x7E).contains($0) || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
         guard isText else { return data }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmingWhitespaceAndNewlines()
         if let bytes = hex(trimmed) { return bytes }
         if let b64 = Data(base64Encoded: trimmed.filter { !$0.isWhitespace }) { return Array(b64) }
         throw CommandFailure("\(name): text that is neither PEM, hex nor base64")

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
 
 /// `matterctl cert verify <cert> [--chain ICAC] [--root RCAC] [--as rcac|icac|noc] [--at TIME]`:

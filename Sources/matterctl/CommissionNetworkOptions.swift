@@ -1,8 +1,9 @@
-import Foundation
+import FoundationEssentials
 import MatterCommissioning
 import MatterCrypto
 import MatterNetworkCredentials
 import MatterTLV
+import MatterPlatform
 
 /// `matterctl commission --wifi SSID | --thread-dataset SOURCE`: the network a Wi-Fi or Thread
 /// device joins (like chip-tool's `pairing code-wifi` / `code-thread`). Secrets never come
@@ -68,14 +69,14 @@ enum CommissionNetworkOptions {
         }
         let data: Data
         if source == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            data = Data(try Output.readStandardInput("the Thread dataset"))
         } else {
             guard let d = FileManager.default.contents(atPath: source) else {
                 throw CommandFailure("cannot read the Thread dataset file \(source)")
             }
             data = d
         }
-        var text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        var text = String(decoding: data, as: UTF8.self).trimmingWhitespaceAndNewlines()
         if text.hasPrefix("hex:") { text.removeFirst(4) }
         guard let tlvs = Base16.decode(text), !tlvs.isEmpty else {
             throw CommandFailure("the Thread dataset in \(source == "-" ? "stdin" : source) is not hex")

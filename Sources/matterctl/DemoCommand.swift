@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `matterctl demo`: runs scripts/demo from the source tree this binary was built from.
 struct DemoCommand: ParsableCommand {

@@ -1,5 +1,6 @@
-import Foundation
+import FoundationEssentials
 import MatterDiscovery
+import MatterPlatform
 
 /// `matterctl discover`: finds Matter devices, commissioners and Thread border routers through
 /// the system's avahi-daemon.
@@ -121,7 +122,7 @@ enum DiscoverCommand: ParsableCommand {
         }
         printer.printAll(latest.map(\.row))
         if latest.isEmpty && !watch && !json {
-            Output.err("nothing found in \(timeout.map { String(format: "%g", $0) } ?? "?") s "
+            Output.err("nothing found in \(timeout.map { String(printf: "%g", $0) } ?? "?") s "
                        + "(is the device powered, on this network, and in commissioning mode?)")
         }
         return 0

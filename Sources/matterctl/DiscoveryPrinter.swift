@@ -1,5 +1,8 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterDiscovery
+import MatterPlatform
 
 /// Formats discovery results: a readable line per result, or one JSON object per line.
 struct DiscoveryPrinter {
@@ -104,8 +107,8 @@ struct DiscoveryPrinter {
             let n = e.node
             var f: [(String, JSON)] = []
             if let name = n.name {
-                f.append(("compressedFabricId", .string(String(format: "%016llX", name.compressedFabricID))))
-                f.append(("nodeId", .string(String(format: "%016llX", name.nodeID))))
+                f.append(("compressedFabricId", .string(String(printf: "%016llX", name.compressedFabricID))))
+                f.append(("nodeId", .string(String(printf: "%016llX", name.nodeID))))
             }
             return (Self.name(e), n.service, "operational", f + Self.matterFields(n.txt), n.txt.issues)
         case .commissioner(let e):
@@ -173,7 +176,7 @@ struct DiscoveryPrinter {
         return .string("hex:" + hex(v))
     }
 
-    private static func hex(_ b: [UInt8]) -> String { b.map { String(format: "%02x", $0) }.joined() }
+    private static func hex(_ b: [UInt8]) -> String { b.map { String(printf: "%02x", $0) }.joined() }
 }
 
 extension JSON {

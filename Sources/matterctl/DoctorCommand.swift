@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterHome
 
 /// `matterctl doctor`: a network preflight for commissioning (read-only).

@@ -1,9 +1,13 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCertificates
 import MatterCommissioning
 import MatterHome
 import MatterTLV
 import MatterTrustStore
+import MatterPlatform
 
 /// The hub commands: commission, devices, rooms, read, invoke, unpair.
 enum HomeCommands {
@@ -93,7 +97,7 @@ enum HomeCommands {
                     }
                     if !json {
                         for w in c.warnings { Output.err("warning: \(w)") }
-                        Output.out(String(format: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
+                        Output.out(String(printf: "Commissioned node 0x%016llX (vendor 0x%04X, product 0x%04X) in %.0f ms",
                                           c.nodeID.rawValue, c.vendorID, c.productID, total))
                     }
                     outcomes.append(.object([
@@ -143,15 +147,15 @@ struct DevicesCommand: ParsableCommand {
                 .object([("nodeId", .uint(d.id.rawValue)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
                          ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
                          ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
-                         ("commissionedAt", .string(ISO8601DateFormatter().string(from: d.record.commissionedAt)))])
+                         ("commissionedAt", .string(Date.ISO8601FormatStyle().format(d.record.commissionedAt)))])
             }))]).text)
         } else if devices.isEmpty {
             Output.out("No devices yet: commission one with 'matterctl commission <setup code>'.")
         } else {
             Output.out("NODE ID             NAME                          ROOM            VENDOR  PRODUCT")
             for d in devices {
-                Output.out(String(format: "0x%016llX  ", d.id.rawValue) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
-                           + String(format: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
+                Output.out(String(printf: "0x%016llX  ", d.id.rawValue) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
+                           + String(printf: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
             }
         }
         return 0
@@ -300,7 +304,7 @@ struct ReadCommand: ParsableCommand {
         case .null: return .null
         case .float(let f): return .double(Double(f))
         case .double(let d): return .double(d)
-        case .bytes(let b): return .string(b.map { String(format: "%02x", $0) }.joined())
+        case .bytes(let b): return .string(b.map { String(printf: "%02x", $0) }.joined())
         case .container(_, let members): return .array(members.map(jsonValue))
         }
     }

@@ -1,7 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCommissioning
 import MatterHome
 import MatterHubService
+import MatterPlatform
 
 /// `matterctl hub serve|token|status`: the long-running hub and its credentials.
 struct HubCommand: ParsableCommand {
@@ -49,14 +53,14 @@ struct HubCommand: ParsableCommand {
             do { server = try await HubServer(configuration, log: log) } catch let e as HubLock.HeldElsewhere {
                 throw CommandFailure(e.description)
             } catch {
-                throw CommandFailure("the hub cannot start: \(error)")
+                throw CommandFailure("the hub cannot start: \(errorText(error))")
             }
             do { try await server.start(log: log) } catch {
-                throw CommandFailure("the hub cannot start: \(error)")
+                throw CommandFailure("the hub cannot start: \(errorText(error))")
             }
             for url in server.urls { Output.out("hub: ready \(url)") }
             for url in server.urls where url.hasPrefix("ws://") {
-                Output.out("hub: dashboard \(url.replacingOccurrences(of: "ws://", with: "http://").dropLast(2))")
+                Output.out("hub: dashboard \(url.replacing("ws://", with: "http://").dropLast(2))")
             }
             if !server.dashboard.isInstalled { log("hub: the dashboard is not served: \(server.dashboard.origin)") }
             if configuration.tokenRequired { Output.out("hub: clients need the token ('matterctl hub token')") }
@@ -83,7 +87,7 @@ struct HubCommand: ParsableCommand {
                                                         attributes: [.posixPermissions: 0o700])
                 Output.out(args.flag("--rotate") ? try APIToken.rotate(stateDirectory: state) : try APIToken.load(stateDirectory: state))
             } catch {
-                throw CommandFailure("cannot read or write the token in \(state): \(error)")
+                throw CommandFailure("cannot read or write the token in \(state): \(errorText(error))")
             }
             return 0
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where the hub keeps its state: `--state DIR`, else $MATTERHUB_STATE, else
 /// $XDG_DATA_HOME/matterhub, else ~/.local/share/matterhub.
@@ -8,6 +8,6 @@ enum StateDirectory {
         let env = ProcessInfo.processInfo.environment
         if let s = env["MATTERHUB_STATE"], !s.isEmpty { return s }
         if let x = env["XDG_DATA_HOME"], !x.isEmpty { return x + "/matterhub" }
-        return (env["HOME"] ?? NSHomeDirectory()) + "/.local/share/matterhub"
+        return (env["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path) + "/.local/share/matterhub"
     }
 }

@@ -1,6 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCommissioning
 import MatterHome
+import MatterPlatform
 
 /// `matterctl add`'s side of the add-device flow: prompts on the terminal, answers typed or
 /// pasted, each commissioning step printed as it finishes.
@@ -12,7 +15,9 @@ final class TerminalAddDeviceUI: MatterAddDeviceUI {
     /// One line from stdin, read on its own thread (a prompt must not hold a task thread); nil at EOF.
     static func readLineAsync() async -> String? {
         await withCheckedContinuation { k in
-            Thread { k.resume(returning: readLine(strippingNewline: true)) }.start()
+            if !DetachedThread.start(name: "matterctl.prompt", { k.resume(returning: readLine(strippingNewline: true)) }) {
+                k.resume(returning: nil)
+            }
         }
     }
 
@@ -34,7 +39,7 @@ final class TerminalAddDeviceUI: MatterAddDeviceUI {
         }
         while true {
             guard let line = await prompt("Setup code (QR MT:... or the 11/21-digit manual code): ") else { return nil }
-            let code = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "-", with: "")
+            let code = line.trimmingWhitespace().replacing("-", with: "")
             if !code.isEmpty { return code }
         }
     }
@@ -47,7 +52,7 @@ final class TerminalAddDeviceUI: MatterAddDeviceUI {
                        + "  (or type a new name)")
         }
         while true {
-            guard let line = await prompt("Room: ")?.trimmingCharacters(in: .whitespaces) else { return nil }
+            guard let line = await prompt("Room: ")?.trimmingWhitespace() else { return nil }
             if let n = Int(line), n >= 1, n <= rooms.count { return rooms[n - 1] }
             if let existing = rooms.first(where: { $0.displayName.lowercased() == line.lowercased() }) { return existing }
             if !line.isEmpty, Int(line) == nil { return MatterAddDeviceRequest.Room(displayName: line) }
@@ -57,7 +62,7 @@ final class TerminalAddDeviceUI: MatterAddDeviceUI {
 
     func askForName(suggested: String) async -> String? {
         guard let line = await prompt("Name [\(suggested)]: ") else { return nil }
-        let name = line.trimmingCharacters(in: .whitespaces)
+        let name = line.trimmingWhitespace()
         Output.out("Commissioning...")
         return name.isEmpty ? suggested : name
     }

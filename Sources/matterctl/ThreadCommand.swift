@@ -1,7 +1,11 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCrypto
 import MatterHome
 import MatterNetworkCredentials
+import MatterPlatform
 
 /// `matterctl thread`: Thread operational datasets (parse, generate, the hub's stored ones) and
 /// the Thread border routers on the network.
@@ -219,9 +223,9 @@ struct ThreadCommand: ParsableCommand {
             text = argument
         } else {
             guard isatty(0) == 0 else { throw UsageError("give the dataset's hex, or pipe it in on stdin") }
-            text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            text = String(decoding: try Output.readStandardInput("the dataset"), as: UTF8.self)
         }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        text = text.trimmingWhitespaceAndNewlines()
         if text.lowercased().hasPrefix("hex:") { text = String(text.dropFirst(4)) }
         guard let bytes = text.isEmpty ? [] : CertificateInput.hex(text) else {
             throw CommandFailure("the dataset is not hex (expected the TLVs as 'ot-ctl dataset active -x' prints them)")

@@ -1,5 +1,8 @@
 import Dispatch
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MatterPlatform
 import MatterVirtualDevice
 
 /// `matterctl virtual-device`: run a strict virtual Matter device until SIGTERM/SIGINT.
@@ -107,7 +110,7 @@ struct VirtualDeviceCommand: ParsableCommand {
     /// Reads 'press' / 'press N' lines from stdin on a thread of its own (a blocking read must not
     /// hold a thread of the cooperative pool), until end of input.
     static func readButtonPresses(_ devices: [VirtualDevice]) {
-        Thread.detachNewThread {
+        DetachedThread.start(name: "matterctl.stdin") {
             while let line = readLine() {
                 let words = line.split(separator: " ")
                 guard words.first == "press" else {

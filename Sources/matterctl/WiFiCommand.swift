@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+import MatterPlatform
 import MatterCrypto
 import MatterHome
 import MatterNetworkCredentials
@@ -65,7 +69,7 @@ struct WiFiCommand: ParsableCommand {
             } else if isatty(0) == 1 {
                 bytes = Terminal.readWithoutEcho(prompt: "Passphrase for \(ssid): ")
             } else {
-                bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+                bytes = try Output.readStandardInput("the passphrase")
             }
             if bytes.last == 0x0A { bytes.removeLast() }
             if bytes.last == 0x0D { bytes.removeLast() }
@@ -99,7 +103,8 @@ struct WiFiCommand: ParsableCommand {
 enum Terminal {
     /// Prints `prompt` on stderr and reads one line from stdin with echo off.
     static func readWithoutEcho(prompt: String) -> [UInt8] {
-        FileHandle.standardError.write(Data(prompt.utf8))
+        var stderr = StandardError()
+        stderr.write(prompt)
         var old = termios()
         let haveTerm = tcgetattr(0, &old) == 0
         if haveTerm {
@@ -109,7 +114,7 @@ enum Terminal {
         }
         defer {
             if haveTerm { tcsetattr(0, TCSANOW, &old) }
-            FileHandle.standardError.write(Data("\n".utf8))
+            stderr.write("\n")
         }
         var line: [UInt8] = []
         var c: UInt8 = 0

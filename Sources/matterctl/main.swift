@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `matterctl`: the MatterHub command-line tool. A new command is a `ParsableCommand` (see
 /// CLI/ParsableCommand.swift) listed here, with a row in `CLITests.cases`.

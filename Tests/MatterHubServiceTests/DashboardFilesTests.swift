@@ -59,4 +59,26 @@ import TestSupport
             #expect(info.status == 200)
         }
     }
+
+    /// The page is compiled in: without MATTERHUB_DASHBOARD_DIR the hub serves exactly the source
+    /// folder's files, every one of them (a new file there must be added to Package.swift too).
+    @Test func theBuiltInFilesAreTheSourceFolders() throws {
+        let builtIn = DashboardFiles(token: nil, environment: [:])
+        #expect(builtIn.isInstalled && builtIn.origin == "built in")
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.sourceFolder).sorted()
+        #expect(names == ["dashboard.css", "dashboard.js", "index.html", "qr.js"])
+        for name in names {
+            let target = name == "index.html" ? "/" : "/dashboard/" + name
+            let head = try #require(try HTTPRequestHead.parse(Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))).head
+            let response = try #require(builtIn.response(for: head), "\(name)")
+            #expect(response.body == [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.sourceFolder + "/" + name))), "\(name)")
+        }
+    }
+
+    @Test func aFolderWithoutThePageSaysSo() {
+        let files = DashboardFiles(token: nil, environment: ["MATTERHUB_DASHBOARD_DIR": "/nonexistent"])
+        #expect(!files.isInstalled && files.origin.contains("/nonexistent"))
+        #expect(DashboardFiles.fileExtension("qr.js") == "js" && DashboardFiles.fileExtension(".hidden") == ""
+                && DashboardFiles.fileExtension("a.b.css") == "css" && DashboardFiles.fileExtension("README") == "")
+    }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterInteraction

@@ -1,4 +1,3 @@
-import Foundation
 import MatterCommissioning
 public import MatterNetworkCredentials
 

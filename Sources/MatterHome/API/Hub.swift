@@ -1,4 +1,3 @@
-import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterCrypto
@@ -9,6 +8,7 @@ import MatterMessaging
 import MatterSecureChannel
 import MatterSetupPayload
 import MatterTLV
+import MatterPlatform
 
 /// The running hub: the store, the fabric, one UDP endpoint and the sessions to devices.
 /// Shared by `Home`, `Structure` and `HomeMatterCommissioner` opened on the same state directory.
@@ -155,7 +155,7 @@ public actor Hub {
     }
 
     static func defaultName(vendorID: UInt16, productID: UInt16) -> String {
-        String(format: "Matter device %04X:%04X", vendorID, productID)
+        String(printf: "Matter device %04X:%04X", vendorID, productID)
     }
 
     /// An interaction client on a CASE session with `nodeID`: the live session, or a new one at

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterCommissioning
 
 /// The default handler of the add-device flow: the hub commissions (through `HomeMatterCommissioner`,

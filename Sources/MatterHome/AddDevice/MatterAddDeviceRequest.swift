@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import MatterCommissioning
 import MatterSetupPayload
+import MatterPlatform
 
 /// The add-device flow of the Home APIs (MatterSupport's `MatterAddDeviceRequest`), on Linux:
 /// `perform(ui:handler:)` asks the user for the setup code (a code that does not parse is refused
@@ -58,7 +59,7 @@ public struct MatterAddDeviceRequest: Sendable {
         var problem: String?
         var attempts = 0
         while true {
-            guard let code = await ui.askForCode(problem: problem)?.trimmingCharacters(in: .whitespaces) else { return cancelled(ui) }
+            guard let code = await ui.askForCode(problem: problem)?.trimmingWhitespace() else { return cancelled(ui) }
             do {
                 _ = try SetupPayload.parse(code)
             } catch {
@@ -67,7 +68,7 @@ public struct MatterAddDeviceRequest: Sendable {
             }
             let rooms = try await handler.rooms(in: home)
             guard let room = await ui.pickRoom(from: rooms) else { return cancelled(ui) }
-            guard let name = await ui.askForName(suggested: "Matter device")?.trimmingCharacters(in: .whitespaces), !name.isEmpty else {
+            guard let name = await ui.askForName(suggested: "Matter device")?.trimmingWhitespace(), !name.isEmpty else {
                 return cancelled(ui)
             }
             attempts += 1

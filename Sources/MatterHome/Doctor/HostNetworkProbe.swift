@@ -1,7 +1,8 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
+import MatterPlatform
 
 /// What the doctor reads from this host, all read-only: IPv6 settings and addresses, the
 /// firewall rules, the sockets on UDP 5353, the default routes.
@@ -39,14 +40,14 @@ public struct HostNetworkFacts: Sendable, Hashable {
     public static func current() -> HostNetworkFacts {
         var f = HostNetworkFacts()
         if let text = try? String(contentsOfFile: "/proc/sys/net/ipv6/conf/all/disable_ipv6", encoding: .utf8) {
-            f.ipv6Disabled = text.trimmingCharacters(in: .whitespacesAndNewlines) == "1"
+            f.ipv6Disabled = text.trimmingWhitespaceAndNewlines() == "1"
         }
         let inet6 = (try? String(contentsOfFile: "/proc/net/if_inet6", encoding: .utf8)) ?? ""
         let linkLocal = parseLinkLocal(inet6)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/net")) ?? []
         for name in names.sorted() {
             let flagsText = (try? String(contentsOfFile: "/sys/class/net/\(name)/flags", encoding: .utf8)) ?? "0x0"
-            let flags = Int(flagsText.trimmingCharacters(in: .whitespacesAndNewlines).dropFirst(2), radix: 16) ?? 0
+            let flags = Int(flagsText.trimmingWhitespaceAndNewlines().dropFirst(2), radix: 16) ?? 0
             f.interfaces.append(Interface(name: name, isUp: flags & 0x1 != 0, isLoopback: flags & 0x8 != 0,
                                           hasMulticast: flags & 0x1000 != 0, ipv6LinkLocal: linkLocal[name] ?? []))
         }
@@ -84,7 +85,7 @@ public struct HostNetworkFacts: Sendable, Hashable {
     /// The `comm` of every process with a UDP socket bound to `port` (IPv4 or IPv6); nil when the
     /// socket table cannot be read.
     static func socketOwners(port: UInt16) -> [String]? {
-        let hexPort = String(format: ":%04X", port)
+        let hexPort = String(printf: ":%04X", port)
         var inodes = Set<String>()
         var readAny = false
         for table in ["/proc/net/udp", "/proc/net/udp6"] {
@@ -104,7 +105,7 @@ public struct HostNetworkFacts: Sendable, Hashable {
                 guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)"),
                       target.hasPrefix("socket:["), inodes.contains(String(target.dropFirst(8).dropLast())) else { continue }
                 let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
-                    .trimmingCharacters(in: .whitespacesAndNewlines) ?? "pid \(pid)"
+                    .trimmingWhitespaceAndNewlines() ?? "pid \(pid)"
                 owners.insert(comm)
             }
         }

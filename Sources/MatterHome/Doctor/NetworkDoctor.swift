@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import MatterDiscovery
 import MatterNetworkCredentials
+import MatterPlatform
 
 /// `matterctl doctor`: the network problems that make commissioning fail, found before it
 /// starts. `gather` probes the host (read-only) and the DNS-SD daemon; `evaluate` turns what
@@ -219,7 +220,7 @@ public enum NetworkDoctor {
         var blocking: [String] = []
         var dropPolicy = false, accepts = false
         for raw in ((nft ?? "") + "\n" + (iptables ?? "")).split(separator: "\n") {
-            let line = raw.trimmingCharacters(in: .whitespaces)
+            let line = raw.trimmingWhitespace()
             let lower = line.lowercased()
             let ports = lower.contains("5353") || lower.contains("5540")
             if ports && (lower.contains("drop") || lower.contains("reject")) && !lower.hasPrefix("#") { blocking.append(line) }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// This host's IPv6 routing table, read from `/proc/net/ipv6_route` (never changed), to tell
 /// whether a Thread border router's off-mesh-routable (OMR) prefix is reachable from here: a

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterMessaging
 import MatterServerAPI
 import MatterWebSocket
@@ -58,7 +58,7 @@ final class HubConnection: Sendable {
     /// the result arrives, with the command's message ID.
     func call(_ command: String, _ args: JSONValue = .object(JSONObject()), timeout: Duration = .seconds(60),
               onEvent: (@Sendable (_ messageID: String, _ event: String, _ data: JSONValue) -> Void)? = nil) async throws(HomeError) -> JSONValue {
-        let id = UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let id = UUID().uuidString.replacing("-", with: "").lowercased()
         let message = CommandMessage(messageID: id, command: command, args: args)
         let result = await withCheckedContinuation { (k: CheckedContinuation<Result<JSONValue, HomeError>, Never>) in
             let closed = state.withLock { s -> HomeError? in

@@ -1,4 +1,8 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
+import MatterPlatform
 
 /// The hub serving a state directory, seen from a client: `hub serve` holds an advisory lock on
 /// `<state>/hub.lock` (its PID in the file) and listens on the owner-only `<state>/hub.sock`.
@@ -17,7 +21,7 @@ public enum LocalHub {
         }
         var buffer = [UInt8](repeating: 0, count: 32)
         let n = pread(fd, &buffer, buffer.count, 0)
-        return Int32(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingWhitespaceAndNewlines())
     }
 
     /// A connection to the hub serving `stateDirectory`, nil when no hub runs there. A hub that

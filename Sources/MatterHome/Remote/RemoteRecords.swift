@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
 import MatterCommissioning
 import MatterServerAPI
@@ -45,11 +45,8 @@ enum RemoteRecords {
 
     /// ISO 8601 UTC, with or without fractional seconds.
     static func isoDate(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        if let d = plain.date(from: text) { return d }
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return fractional.date(from: text)
+        if let d = try? Date.ISO8601FormatStyle().parse(text) { return d }
+        return try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)
     }
 
     /// One device outcome of `matterhub/perform_commissioning`.

@@ -1,9 +1,11 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc
 import MatterTLV
 #endif
+import MatterPlatform
 
 /// An active commissioning session: this process holds the exclusive, cross-process
 /// commissioning lock (`flock` on `<state>/commissioning.lock`) and a `commissioning_sessions`
@@ -49,21 +51,19 @@ public final class CommissioningSession: Sendable {
 final class LockedFile: @unchecked Sendable {
     // fd is only read or changed under `lock`.
     private var fd: Int32
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     init(fd: Int32) { self.fd = fd }
 
     var isOpen: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return fd >= 0
+        lock.withLock { _ in fd >= 0 }
     }
 
     func close() {
-        lock.lock()
-        defer { lock.unlock() }
-        if fd >= 0 { _ = Glibc.close(fd) }
-        fd = -1
+        lock.withLock { _ in
+            if fd >= 0 { _ = Glibc.close(fd) }
+            fd = -1
+        }
     }
 }
 
@@ -151,7 +151,7 @@ extension HubStore {
             return .commissioningSessionActive(pid: active.ownerPID, since: active.startedAt)
         }
         let text = String(decoding: (try? SecureFiles.read(commissioningLockPath)) ?? [], as: UTF8.self)
-        let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let pid = Int32(text.trimmingWhitespaceAndNewlines()) ?? 0
         return .commissioningSessionActive(pid: pid, since: now)
     }
 

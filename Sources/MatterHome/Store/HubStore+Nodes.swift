@@ -1,4 +1,3 @@
-import Foundation
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc

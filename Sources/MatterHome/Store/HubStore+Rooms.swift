@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Structures (homes) and their rooms. Names are unique case-insensitively: among structures,
 /// and among the rooms of one structure.

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +43,7 @@ public final class HubStore: Sendable {
     let options: Options
     /// The one connection; every use goes through `withDatabase`, under `lock`.
     private let database: SQLiteDatabase
-    private let lock = NSLock()
+    private let lock = Mutex(())
 
     /// Opens (creating when missing) the store in `directory`.
     public init(directory: String, options: Options = Options()) throws(StoreError) {
@@ -117,9 +118,7 @@ public final class HubStore: Sendable {
 
     /// Runs `body` with exclusive use of the connection.
     func withDatabase<T>(_ body: (SQLiteDatabase) throws(StoreError) -> T) throws(StoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(database)
+        try lock.withLock { _ throws(StoreError) -> T in try body(database) }
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction with exclusive use of the connection.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 public import MatterNetworkCredentials
 import MatterCrypto
 #if canImport(Glibc)

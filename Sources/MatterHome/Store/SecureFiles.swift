@@ -1,4 +1,3 @@
-import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,7 +11,7 @@ enum SecureFiles {
 
     /// Serialises umask changes: umask is per process, so two threads changing it at once could
     /// leave a permissive one in place.
-    private static let umaskLock = NSRecursiveLock()  // nested uses (a key file written inside a transaction)
+    private static let umaskLock = RecursiveLock()  // nested uses (a key file written inside a transaction)
 
     /// Runs `body` with umask 077 so whatever it creates is private to the owner from the start.
     static func withPrivateUmask<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
@@ -23,6 +22,30 @@ enum SecureFiles {
             umaskLock.unlock()
         }
         return try body()
+    }
+
+    /// A lock the thread holding it may take again (a pthread recursive mutex): what
+    /// `NSRecursiveLock` was, without Foundation.
+    private final class RecursiveLock: @unchecked Sendable {
+        // @unchecked: the mutex is the synchronisation; it lives at a stable address until deinit.
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+        init() {
+            mutex = .allocate(capacity: 1)
+            var attributes = pthread_mutexattr_t()
+            pthread_mutexattr_init(&attributes)
+            pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+            pthread_mutex_init(mutex, &attributes)
+            pthread_mutexattr_destroy(&attributes)
+        }
+
+        deinit {
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+
+        func lock() { pthread_mutex_lock(mutex) }
+        func unlock() { pthread_mutex_unlock(mutex) }
     }
 
     /// Creates `path` (mode 0700) when missing; an existing directory is tightened to 0700.

@@ -1,4 +1,7 @@
-import Foundation
+import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything that can go wrong in the hub's persistent store, with a stable `code`, a human
 /// `description` and what the user can do about it (`recoverySuggestion`).

@@ -1,6 +1,7 @@
-import Foundation
+import FoundationEssentials
 import MatterCertificates
 import MatterTLV
+import MatterPlatform
 
 /// The database identifier of a structure (a home).
 public struct StructureID: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
@@ -119,11 +120,28 @@ extension SQLiteStatement {
 /// Names of rooms and structures: trimmed, 1...128 characters; compared by a case-folded key.
 enum StoreNames {
     static func validated(_ name: String, kind: String) throws(StoreError) -> (name: String, key: String) {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = name.trimmingWhitespaceAndNewlines()
         guard !trimmed.isEmpty, trimmed.count <= 128, !trimmed.contains(where: { $0.isNewline }) else {
             throw .invalidName(kind: kind, name: String(name.prefix(64)))
         }
-        let normalised = trimmed.precomposedStringWithCanonicalMapping
-        return (normalised, normalised.folding(options: [.caseInsensitive], locale: nil))
+        // NFC (what Foundation's precomposedStringWithCanonicalMapping gives), from the standard library.
+        let normalised = String(decoding: trimmed._nfcCodeUnits, as: UTF8.self)
+        return (normalised, caseFolded(normalised))
+    }
+
+    /// Unicode full case folding without Foundation's tables: each scalar lowercased, uppercased and
+    /// lowercased again (ß, ẞ -> ss; ς -> σ; µ -> μ; ﬀ -> ff), dotless ı kept as itself. It equals
+    /// Foundation's `folding(options: .caseInsensitive, locale: nil)` (the key of earlier stores)
+    /// for every scalar up to U+2FFFF except 64 that Unicode 9-16 added or re-folded.
+    static func caseFolded(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\u{131}" {
+                out.append(scalar)
+            } else {
+                out.append(contentsOf: String(scalar).lowercased().uppercased().lowercased().unicodeScalars)
+            }
+        }
+        return String(out)
     }
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MatterHome
 import MatterServerAPI
 import Synchronization

@@ -1,5 +1,7 @@
 import MatterCertificates
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterHome
 import MatterMessaging
 import MatterServerAPI

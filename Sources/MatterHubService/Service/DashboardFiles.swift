@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import MatterWebSocket
 
 /// The dashboard's static files (Sources/MatterHubService/Dashboard: plain HTML, CSS and
@@ -15,34 +15,39 @@ public struct DashboardFiles: Sendable {
     /// Whether the page was found (otherwise `GET /` says how to install it).
     public var isInstalled: Bool { files["index.html"] != nil }
 
-    static let bundleName = "MatterHub_MatterHubService.resources"
     static let types = ["html": "text/html; charset=utf-8", "css": "text/css; charset=utf-8",
                         "js": "text/javascript; charset=utf-8", "svg": "image/svg+xml"]
 
-    /// Reads the files from the first folder that has them: `MATTERHUB_DASHBOARD_DIR`, the resource
-    /// bundle beside the executable (what `swift build` puts there; install it beside matterctl),
-    /// then the source tree this was built from.
+    /// The files compiled into the binary (Package.swift embeds them: a resource bundle's
+    /// generated accessor would import Foundation, and with it ICU and libcurl).
+    static let embedded: [String: [UInt8]] = [
+        "index.html": PackageResources.index_html, "dashboard.css": PackageResources.dashboard_css,
+        "dashboard.js": PackageResources.dashboard_js, "qr.js": PackageResources.qr_js,
+    ]
+
+    /// The files of `MATTERHUB_DASHBOARD_DIR` when it is set (to work on the page without
+    /// rebuilding), else the ones built in.
     public init(token: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
         self.token = token
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Dashboard")
-        var candidates = [environment["MATTERHUB_DASHBOARD_DIR"]].compactMap { $0 }
-        candidates.append(executable.appendingPathComponent(Self.bundleName).appendingPathComponent("Dashboard").path)
-        candidates.append(Bundle.main.bundleURL.appendingPathComponent(Self.bundleName).appendingPathComponent("Dashboard").path)
-        candidates.append(source.path)
-        for folder in candidates {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names.contains("index.html") else { continue }
-            var files: [String: [UInt8]] = [:]
-            for name in names where Self.types[(name as NSString).pathExtension] != nil {
-                if let data = FileManager.default.contents(atPath: folder + "/" + name) { files[name] = [UInt8](data) }
-            }
-            self.files = files
-            origin = folder
+        guard let folder = environment["MATTERHUB_DASHBOARD_DIR"] else {
+            files = Self.embedded
+            origin = "built in"
             return
         }
-        files = [:]
-        origin = "no dashboard files in \(candidates.joined(separator: ", "))"
+        var files: [String: [UInt8]] = [:]
+        if let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names.contains("index.html") {
+            for name in names where Self.types[Self.fileExtension(name)] != nil {
+                if let data = FileManager.default.contents(atPath: folder + "/" + name) { files[name] = [UInt8](data) }
+            }
+        }
+        self.files = files
+        origin = files["index.html"] == nil ? "no index.html in MATTERHUB_DASHBOARD_DIR \(folder)" : folder
+    }
+
+    /// What follows the last dot of a file name ("" when there is none, or only a leading one).
+    package static func fileExtension(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "" }
+        return String(name[name.index(after: dot)...])
     }
 
     /// The response for a plain GET, or nil when the path is not the dashboard's.
@@ -65,11 +70,11 @@ public struct DashboardFiles: Sendable {
         }
         guard let body = files[name] else {
             return name == "index.html"
-                ? .text(503, "Service Unavailable", "The dashboard is not installed (\(origin)); copy \(Self.bundleName) beside matterctl or set MATTERHUB_DASHBOARD_DIR.")
+                ? .text(503, "Service Unavailable", "The dashboard is not installed (\(origin)); point MATTERHUB_DASHBOARD_DIR at its files or unset it.")
                 : nil
         }
         return HTTPResponse(status: 200, reason: "OK", headers: [
-            "Content-Type": Self.types[(name as NSString).pathExtension] ?? "application/octet-stream",
+            "Content-Type": Self.types[Self.fileExtension(name)] ?? "application/octet-stream",
             "Cache-Control": "no-store",
             // Nothing but this hub: no CDN, no inline script, no other origin.
             "Content-Security-Policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",

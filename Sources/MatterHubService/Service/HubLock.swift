@@ -1,6 +1,9 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterHome
 import Synchronization
+import MatterPlatform
 
 /// The one writer of a state directory: `hub serve` holds an advisory lock on `<state>/hub.lock`
 /// (with its PID in the file) while it runs. The kernel drops the lock when the process ends,
@@ -22,13 +25,13 @@ public final class HubLock: Sendable {
         path = stateDirectory + "/hub.lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: path])
+            throw fileError(.fileWriteNoPermission, path: path, errno: errno)
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var buffer = [UInt8](repeating: 0, count: 32)
             let n = pread(fd, &buffer, buffer.count, 0)
             close(fd)
-            let text = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: buffer.prefix(max(0, n)), as: UTF8.self).trimmingWhitespaceAndNewlines()
             throw HeldElsewhere(pid: Int32(text), path: stateDirectory)
         }
         let pid = Array("\(getpid())\n".utf8)

@@ -1,4 +1,7 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import MatterPlatform
 
 /// One `matterctl` command, declared as data in the manner of swift-argument-parser (which
 /// cannot be fetched here): its name, help, options, arguments and subcommands live in
@@ -128,10 +131,12 @@ enum Output {
         var stream = StandardError()
         print(text, to: &stream)
     }
-}
 
-struct StandardError: TextOutputStream {
-    mutating func write(_ string: String) {
-        FileHandle.standardError.write(Data(string.utf8))
+    /// Standard input to its end (a pipe or a redirected file), or a failure naming `what`.
+    static func readStandardInput(_ what: String) throws -> [UInt8] {
+        guard let bytes = FileDescriptorIO.readStandardInput() else {
+            throw CommandFailure("cannot read \(what) from stdin: \(String(cString: strerror(errno)))")
+        }
+        return bytes
     }
 }
