@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
-#include <sys/prctl.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -113,10 +112,6 @@ int cnet_enter_netns(const char *path) {
     int e = errno;
     close(fd);
     return r < 0 ? -e : 0;
-}
-
-void cnet_name_thread(const char *name) {
-    prctl(PR_SET_NAME, name, 0, 0, 0);
 }
 
 int cnet_epoll_create(void) {

@@ -1,4 +1,5 @@
 import CNet
+import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -16,6 +17,8 @@ final class DatagramReactor: @unchecked Sendable {
     // another thread takes effect in a running epoll_wait: no wake-up descriptor is needed.)
     typealias Handler = @Sendable (Int32) -> Void
 
+    /// Nil when the system could not give it an epoll instance or a thread (then no UDP socket
+    /// can be read: UDPTransport's init throws).
     static let shared = DatagramReactor()
 
     private let epollFD: Int32
@@ -23,17 +26,13 @@ final class DatagramReactor: @unchecked Sendable {
     /// not running and will not run again: its fd can be closed (and its number reused) safely.
     private let handlers = Mutex<[Int32: Handler]>([:])
 
-    private init() {
+    private init?() {
         epollFD = cnet_epoll_create()
-        precondition(epollFD >= 0, "epoll unavailable: errno \(-epollFD)")
-        var thread = pthread_t()
-        let me = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { argument in
-            Unmanaged<DatagramReactor>.fromOpaque(argument!).takeRetainedValue().run()
+        guard epollFD >= 0 else { return nil }
+        guard DetachedThread.start(name: "udp-reactor", { [self] in run() }) else {
+            close(epollFD)
             return nil
-        }, me)
-        precondition(created == 0, "cannot start the datagram reactor thread: error \(created)")
-        pthread_detach(thread)
+        }
     }
 
     /// Calls `handler(fd)` on the reactor thread whenever `fd` (non-blocking) is readable; the
@@ -56,7 +55,6 @@ final class DatagramReactor: @unchecked Sendable {
     }
 
     private func run() {
-        cnet_name_thread("udp-reactor")
         var ready = [Int32](repeating: -1, count: 64)
         while true {
             let n = ready.withUnsafeMutableBufferPointer { cnet_epoll_wait(epollFD, $0.baseAddress, Int32($0.count), -1) }

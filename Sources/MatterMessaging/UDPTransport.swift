@@ -29,7 +29,11 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
         state = Mutex(fd)
         (incoming, continuation) = AsyncStream.makeStream(of: Datagram.self, bufferingPolicy: .bufferingNewest(512))
         let reader = DatagramReader(continuation: continuation)
-        if let e = DatagramReactor.shared.register(fd, handler: { reader.drain($0) }) {
+        guard let reactor = DatagramReactor.shared else {
+            Glibc.close(fd)
+            throw MessagingError.transport(operation: "start the thread that reads UDP sockets", errno: EAGAIN)
+        }
+        if let e = reactor.register(fd, handler: { reader.drain($0) }) {
             Glibc.close(fd)
             throw MessagingError.transport(operation: "watch the socket on port \(port)", errno: e)
         }
@@ -51,7 +55,7 @@ public final class UDPTransport: MessageTransport, @unchecked Sendable {
     public func close() {
         state.withLock { fd in
             guard fd >= 0 else { return }
-            DatagramReactor.shared.unregister(fd)
+            DatagramReactor.shared?.unregister(fd)
             Glibc.close(fd)
             fd = -1
         }

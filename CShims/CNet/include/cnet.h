@@ -34,9 +34,6 @@ ssize_t cnet_send(int fd, const uint8_t *buf, size_t len, const uint8_t addr16[1
 /// Returns 0 or -errno.
 int cnet_enter_netns(const char *path);
 
-/// Names the calling thread (at most 15 characters) for top -H, perf and /proc/PID/task.
-void cnet_name_thread(const char *name);
-
 /// epoll for the datagram reactor, without exposing the packed `struct epoll_event` to Swift.
 /// A close-on-exec epoll instance, or -errno.
 int cnet_epoll_create(void);
