@@ -58,7 +58,7 @@ final class HTTPConnection {
                 tls = try TLSClientSession(fileDescriptor: fd, serverName: host, context: context)
             } catch {
                 close()
-                throw HTTPConnectionError(reason: cancellation.isCancelled ? "cancelled" : error.message)
+                throw failure(error)
             }
         }
     }
@@ -93,7 +93,10 @@ final class HTTPConnection {
     /// What arrived next: some bytes, or empty at the end of the stream.
     func receive() throws(HTTPConnectionError) -> [UInt8] {
         if let tls {
-            do throws(CryptoError) { return try tls.read(maxCount: 32 << 10) } catch { throw failure(error) }
+            let bytes: [UInt8]
+            do throws(CryptoError) { bytes = try tls.read(maxCount: 32 << 10) } catch { throw failure(error) }
+            if bytes.isEmpty, cancellation.isCancelled { throw HTTPConnectionError(reason: "cancelled") }
+            return bytes
         }
         while true {
             var e: Int32 = 0
@@ -102,7 +105,10 @@ final class HTTPConnection {
                 if n < 0 { e = errno }
                 count = max(n, 0)
             }
-            if e == 0 { return bytes }
+            if e == 0 {
+                if bytes.isEmpty, cancellation.isCancelled { throw HTTPConnectionError(reason: "cancelled") }
+                return bytes
+            }
             if e == EINTR { continue }
             throw failure(errno: e, "reading the response")
         }

@@ -3,17 +3,17 @@ import FoundationEssentials
 /// Where a GET goes and the request it sends (RFC 9112 section 3): `GET <path?query> HTTP/1.1`
 /// with `Host`, `User-Agent: MatterHub`, `Accept-Encoding: identity` (the parser takes no
 /// compressed bodies) and `Connection: close`. User information and fragments are not sent.
-struct HTTPRequestTarget: Sendable, Hashable {
+package struct HTTPRequestTarget: Sendable, Hashable {
     /// A host name, or an IP address without brackets.
-    let host: String
-    let port: Int
-    let isTLS: Bool
+    package let host: String
+    package let port: Int
+    package let isTLS: Bool
     /// The origin-form target, percent-encoded as in the URL.
-    let target: String
+    package let target: String
 
     /// - Throws: `.invalidArgument` for a URL that is not http or https, has no host, or
     ///   holds characters a request line or Host field cannot carry.
-    init(_ url: URL) throws(TrustStoreError) {
+    package init(_ url: URL) throws(TrustStoreError) {
         guard let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http" else {
             throw TrustStoreError(.invalidArgument, "\(url.absoluteString) is not an http(s) URL")
         }
@@ -37,12 +37,12 @@ struct HTTPRequestTarget: Sendable, Hashable {
     }
 
     /// The Host field: the host (IPv6 in brackets) and the port unless it is the scheme's default.
-    var hostField: String {
+    package var hostField: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port == (isTLS ? 443 : 80) ? name : "\(name):\(port)"
     }
 
-    var request: [UInt8] {
+    package var request: [UInt8] {
         Array(("GET \(target) HTTP/1.1\r\nHost: \(hostField)\r\nUser-Agent: MatterHub\r\nAccept: */*\r\n"
                + "Accept-Encoding: identity\r\nConnection: close\r\n\r\n").utf8)
     }

@@ -171,7 +171,7 @@ package struct HTTPResponseParser: Sendable {
         while true {
             switch state {
             case .head:
-                guard let end = Self.headEnd(pending, from: at + scanned) else {
+                guard let end = try Self.headEnd(pending, from: at + scanned, start: at) else {
                     if pending.count - at > maxHeadLength { throw .headTooLong(maxHeadLength) }
                     scanned = max(0, pending.count - at - 3)  // pending loses its first `at` bytes below
                     return
@@ -222,6 +222,7 @@ package struct HTTPResponseParser: Sendable {
                     state = .chunkData(remaining: size)
                 }
             case .trailers(let bytes):
+                guard bytes <= maxHeadLength else { throw .malformed("trailer section longer than \(maxHeadLength) bytes") }
                 guard let line = try line(from: at, limit: maxHeadLength - bytes, what: "trailer section") else { return }
                 if line == at {
                     at += 2
@@ -254,11 +255,22 @@ package struct HTTPResponseParser: Sendable {
         return nil
     }
 
-    /// The offset of CRLF CRLF at or after `from`.
-    static func headEnd(_ bytes: [UInt8], from: Int) -> Int? {
+    /// The offset of CRLF CRLF at or after `from` (the head began at `start`); refuses a bare
+    /// CR or LF as soon as it arrives, so a head with the wrong line endings fails at once
+    /// rather than waiting for a blank line that never comes.
+    static func headEnd(_ bytes: [UInt8], from: Int, start: Int) throws(Failure) -> Int? {
         var i = from
-        while i + 3 < bytes.count {
-            if bytes[i] == 13, bytes[i + 1] == 10, bytes[i + 2] == 13, bytes[i + 3] == 10 { return i }
+        while i < bytes.count {
+            switch bytes[i] {
+            case 13:
+                guard i + 1 < bytes.count else { return nil }
+                guard bytes[i + 1] == 10 else { throw .malformed("bare CR in the head") }
+                if i + 3 < bytes.count, bytes[i + 2] == 13, bytes[i + 3] == 10 { return i }
+            case 10:
+                guard i > start, bytes[i - 1] == 13 else { throw .malformed("bare LF in the head") }
+            default:
+                break
+            }
             i += 1
         }
         return nil
@@ -328,8 +340,9 @@ package struct HTTPResponseParser: Sendable {
         var value = line[(colon + 1)...]
         while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
         while let b = value.last, b == 0x20 || b == 0x09 { value = value.dropLast() }
-        guard value.allSatisfy(isFieldValueByte) else { throw .malformed("control character in the \(String(decoding: name, as: UTF8.self)) field") }
-        return Field(name: String(decoding: name, as: UTF8.self).lowercased(), value: String(decoding: value, as: UTF8.self))
+        let lowered = String(decoding: name, as: UTF8.self).lowercased()
+        guard value.allSatisfy(isFieldValueByte) else { throw .malformed("control character in the \(lowered) field") }
+        return Field(name: lowered, value: String(decoding: value, as: UTF8.self))
     }
 
     /// The body's framing (RFC 9112 section 6.3) for a response to GET.
