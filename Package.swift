@@ -139,6 +139,8 @@ let package = Package(
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-http-response", dependencies: ["MatterTrustStore", "FuzzSupport"],
+                          path: "Fuzz/HTTPResponseFuzz", swiftSettings: strict),
         // The C shims' parsing of peer-controlled bytes, called directly (FUZZ_SANITIZE=address).
         .executableTarget(name: "fuzz-avahi", dependencies: ["CAvahi", "MatterDiscovery", "FuzzSupport"],
                           path: "Fuzz/AvahiFuzz", swiftSettings: strict),
