@@ -8,7 +8,32 @@ import Glibc
 /// pauses, so tests can send what a real server would not: chunked bodies in pieces, lies about
 /// lengths, broken status lines, endless heads, silence. Each connection runs on its own thread;
 /// every request head received is recorded.
-final class ScriptedHTTPServer: @unchecked Sendable {
+final class ScriptedHTTPServer: Sendable {
+    typealias Step = ScriptedHTTPEngine.Step
+    private let engine: ScriptedHTTPEngine
+
+    var port: UInt16 { engine.port }
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// - Parameter greeting: bytes sent on every connection as soon as it is accepted, before
+    ///   (and instead of) reading a request: a server that does not speak the client's protocol.
+    init(greeting: String? = nil) throws { engine = try ScriptedHTTPEngine(greeting: greeting) }
+
+    /// Stops serving when the test lets go of the server.
+    deinit { engine.stop() }
+
+    /// What `path` answers (with its query); unknown paths close without a word.
+    func route(_ path: String, _ steps: [Step]) { engine.route(path, steps) }
+    /// The request heads received, in order (request line and fields, CRLF-separated).
+    var heads: [String] { engine.heads }
+    /// The request targets received, in order.
+    var paths: [String] { heads.map { String($0.split(separator: " ")[1]) } }
+    func stop() { engine.stop() }
+}
+
+/// The server's sockets and threads; they hold the engine, not the server, so the server's
+/// deinit can stop them.
+final class ScriptedHTTPEngine: Sendable {
     enum Step: Sendable {
         case send([UInt8])
         case text(String)
@@ -19,14 +44,11 @@ final class ScriptedHTTPServer: @unchecked Sendable {
     }
 
     let port: UInt16
-    var base: String { "http://127.0.0.1:\(port)" }
     private let listener: Int32
     private let greeting: [UInt8]?
     private let state = Mutex<(routes: [String: [Step]], heads: [String], stopped: Bool, clients: Set<Int32>)>(([:], [], false, []))
 
-    /// - Parameter greeting: bytes sent on every connection as soon as it is accepted, before
-    ///   (and instead of) reading a request: a server that does not speak the client's protocol.
-    init(greeting: String? = nil) throws {
+    init(greeting: String?) throws {
         self.greeting = greeting.map { Array($0.utf8) }
         // Close-on-exec, so the Python servers other tests start do not inherit it.
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -49,29 +71,24 @@ final class ScriptedHTTPServer: @unchecked Sendable {
         Thread.detachNewThread { [self] in serve() }
     }
 
-    deinit { stop() }
-
-    /// What `path` answers (with its query); unknown paths close without a word.
     func route(_ path: String, _ steps: [Step]) {
         state.withLock { $0.routes[path] = steps }
     }
 
-    /// The request heads received, in order (request line and fields, CRLF-separated).
     var heads: [String] { state.withLock { $0.heads } }
-    /// The request targets received, in order.
-    var paths: [String] { heads.map { String($0.split(separator: " ")[1]) } }
 
     func stop() {
-        let clients = state.withLock { s -> Set<Int32>? in
-            guard !s.stopped else { return nil }
+        // Under the lock: a client leaves the set before it is closed, so no number shut down
+        // here can have been reused by another test's socket.
+        let first = state.withLock { s -> Bool in
+            guard !s.stopped else { return false }
             s.stopped = true
-            return s.clients
+            for c in s.clients { shutdown(c, Int32(SHUT_RDWR)) }
+            return true
         }
-        guard let clients else { return }
-        for c in clients { shutdown(c, Int32(SHUT_RDWR)) }
         // Only the accept thread closes the listener, once it has seen `stopped`: closed here,
         // its number could be reused by another test's socket before that thread's next accept.
-        shutdown(listener, Int32(SHUT_RDWR))
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private func serve() {

@@ -11,8 +11,10 @@
 #include "shim.h"
 #include <openssl/ssl.h>
 
-/// A client context: TLS 1.2 minimum, peer verification on, the default verify paths
-/// (SSL_CTX_set_default_verify_paths) and, when ca_file is not NULL, the PEM certificates in it.
+/// A client context: TLS 1.2 minimum, peer verification on, the system's trusted CAs (OpenSSL's
+/// default certificate directory, looked up lazily when it has hashed links, else
+/// SSL_CTX_set_default_verify_paths; $SSL_CERT_DIR and $SSL_CERT_FILE are honoured) and, when
+/// ca_file is not NULL, the PEM certificates in it.
 /// NULL on failure; *which is then 1 when ca_file could not be loaded, 2 when the default
 /// paths could not be set, 3 for any other failure.
 SSL_CTX *mh_tls_context_new(const char *ca_file, int *which);
