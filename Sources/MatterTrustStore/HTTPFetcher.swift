@@ -45,7 +45,11 @@ public struct HTTPClientFetcher: HTTPFetching {
         let cancellation = HTTPCancellation()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], TrustStoreError>, Never>) in
-                DispatchQueue.global().async {
+                // A serial queue of its own, not the global queue: a request blocks its thread for
+                // up to `timeout` at a time, and the global queue has as many threads as cores
+                // (two blocked fetches would stall every other user of it). A serial queue
+                // targets the overcommitting root queue, which starts a thread when all are busy.
+                DispatchQueue(label: "matterhub.trust-store.http").async {
                     continuation.resume(returning: Result { () throws(TrustStoreError) in
                         try fetch(url, limit: limit, cancellation: cancellation)
                     })

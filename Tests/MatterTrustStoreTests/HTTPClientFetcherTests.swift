@@ -200,6 +200,20 @@ import TestSupport
         #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "\(elapsed)")
     }
 
+    /// Blocked requests each have a thread of their own: eight stalled at once all time out
+    /// after their one second, not two at a time (as many threads as the global queue's cores).
+    @Test func stalledRequestsDoNotQueueBehindEachOther() async throws {
+        let server = try ScriptedHTTPServer()
+        server.route("/stall", [.pause(8)])
+        let started = ContinuousClock.now
+        let errors = await withTaskGroup(of: TrustStoreError?.self) { group in
+            for _ in 0..<8 { group.addTask { await failure(server, "/stall", timeout: 1) } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(errors.count == 8 && errors.allSatisfy { $0?.message.contains("no data from the server for 1 s") == true })
+        #expect(ContinuousClock.now - started < .milliseconds(2500))
+    }
+
     /// A byte every 0.1 s is progress, but the whole request gets six times the timeout.
     @Test func aTricklingServerHitsTheWholeRequestDeadline() async throws {
         let server = try ScriptedHTTPServer()
