@@ -74,10 +74,8 @@ import TestSupport
     /// A server that accepts and never answers the ClientHello: the handshake times out.
     @Test func aStalledHandshakeTimesOut() async throws {
         let silent = try ScriptedHTTPServer()
-        let started = ContinuousClock.now
         let error = await failure(HTTPClientFetcher(timeout: 1), URL(string: "https://127.0.0.1:\(silent.port)/x")!)
         #expect(error?.message.contains("no data from the server for 1 s") == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test func aMissingCAFileIsAnInvalidArgument() async throws {

@@ -56,8 +56,9 @@ import TestSupport
         #expect(body.count == 100_000 && body.allSatisfy { $0 == 0x41 })
     }
 
-    /// The declared length is refused before any body byte is awaited: the server then stalls
-    /// for longer than the whole test may take.
+    /// The limit holds as soon as it is passed: the server then stalls for longer than the
+    /// fetcher's timeout, so a check that waited for more bytes (or the end) would fail with a
+    /// timeout instead. (No wall-clock bound: the test pool's threads may be starved by others.)
     @Test(arguments: ["declared", "chunk size", "received", "received chunked"])
     func bodyOverTheLimitIsRefusedAtOnce(_ how: String) async throws {
         let server = try ScriptedHTTPServer()
@@ -68,10 +69,8 @@ import TestSupport
         default: server.route("/big", [.text(Self.ok + "Transfer-Encoding: chunked\r\n\r\n"
                                              + String(repeating: "64\r\n" + String(repeating: "x", count: 100) + "\r\n", count: 11)), .pause(8)])
         }
-        let started = ContinuousClock.now
-        let error = await failure(server, "/big", limit: 1000, timeout: 10)
+        let error = await failure(server, "/big", limit: 1000, timeout: 3)
         #expect(error?.code == .responseTooLarge, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(4))
         #expect(error?.message.contains(how == "declared" ? "sent 1001 bytes; the limit is 1000" : "sent more than 1000 bytes") == true,
                 "\(String(describing: error))")
     }
@@ -157,12 +156,10 @@ import TestSupport
     ])
     func malformedResponses(_ response: String, _ reason: String) async throws {
         let server = try ScriptedHTTPServer()
-        server.route("/m", [.text(response), .pause(6)])
-        let started = ContinuousClock.now
-        let error = await failure(server, "/m")
+        server.route("/m", [.text(response), .pause(8)])
+        let error = await failure(server, "/m", timeout: 3)
         #expect(error?.code == .responseInvalid, "\(String(describing: error))")
         #expect(error?.message.contains(reason) == true, "\(String(describing: error))")
-        #expect(ContinuousClock.now - started < .seconds(4))
     }
 
     @Test func endlessHeadIsCutOff() async throws {
@@ -197,21 +194,23 @@ import TestSupport
         let elapsed = ContinuousClock.now - started
         #expect(error?.code == .unreachable)
         #expect(error?.message.contains("no data from the server for 1 s") == true, "\(String(describing: error))")
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "\(elapsed)")
+        #expect(elapsed >= .milliseconds(900), "\(elapsed)")  // the message says it was the timeout, not the server's close at 8 s
     }
 
-    /// Blocked requests each have a thread of their own: eight stalled at once all time out
-    /// after their one second, not two at a time (as many threads as the global queue's cores).
+    /// Blocked requests each have a thread of their own: eight stalled at once reach the server
+    /// together, not two at a time (as many threads as the global queue has cores: then the
+    /// last would arrive 3 s after the first). Timed by the server's threads, not the test's.
     @Test func stalledRequestsDoNotQueueBehindEachOther() async throws {
         let server = try ScriptedHTTPServer()
         server.route("/stall", [.pause(8)])
-        let started = ContinuousClock.now
         let errors = await withTaskGroup(of: TrustStoreError?.self) { group in
             for _ in 0..<8 { group.addTask { await failure(server, "/stall", timeout: 1) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(errors.count == 8 && errors.allSatisfy { $0?.message.contains("no data from the server for 1 s") == true })
-        #expect(ContinuousClock.now - started < .milliseconds(2500))
+        let arrivals = server.arrivals
+        #expect(arrivals.count == 8)
+        if let first = arrivals.min(), let last = arrivals.max() { #expect(last - first < .milliseconds(1500), "\(last - first)") }
     }
 
     /// A byte every 0.1 s is progress, but the whole request gets six times the timeout.
@@ -223,7 +222,7 @@ import TestSupport
         let error = await failure(server, "/slow", timeout: 1)
         let elapsed = ContinuousClock.now - started
         #expect(error?.message.contains("no complete response within 6 s") == true, "\(String(describing: error))")
-        #expect(elapsed >= .seconds(6) && elapsed < .seconds(8), "\(elapsed)")
+        #expect(elapsed >= .seconds(6), "\(elapsed)")
     }
 
     @Test func connectionRefused() async throws {
@@ -254,12 +253,10 @@ import TestSupport
         let server = try ScriptedHTTPServer()
         server.route("/stall", [.pause(8)])
         let url = URL(string: server.base + "/stall")!
-        let started = ContinuousClock.now
         let task = Task { try await HTTPClientFetcher(timeout: 30).get(url, limit: 10) }
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
-        let result = await task.result
-        #expect(ContinuousClock.now - started < .seconds(4))
+        let result = await task.result  // without the cancellation: "no data from the server for 30 s"
         guard case .failure(let error) = result else { Issue.record("a cancelled request succeeded"); return }
         #expect((error as? TrustStoreError)?.message == "cannot fetch \(url.absoluteString): cancelled", "\(error)")
     }

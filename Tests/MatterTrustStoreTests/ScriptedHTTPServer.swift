@@ -26,6 +26,8 @@ final class ScriptedHTTPServer: Sendable {
     func route(_ path: String, _ steps: [Step]) { engine.route(path, steps) }
     /// The request heads received, in order (request line and fields, CRLF-separated).
     var heads: [String] { engine.heads }
+    /// When each request head arrived (on the server's threads).
+    var arrivals: [ContinuousClock.Instant] { engine.arrivals }
     /// The request targets received, in order.
     var paths: [String] { heads.map { String($0.split(separator: " ")[1]) } }
     func stop() { engine.stop() }
@@ -46,7 +48,8 @@ final class ScriptedHTTPEngine: Sendable {
     let port: UInt16
     private let listener: Int32
     private let greeting: [UInt8]?
-    private let state = Mutex<(routes: [String: [Step]], heads: [String], stopped: Bool, clients: Set<Int32>)>(([:], [], false, []))
+    private let state = Mutex<(routes: [String: [Step]], heads: [String], arrivals: [ContinuousClock.Instant], stopped: Bool, clients: Set<Int32>)>(
+        ([:], [], [], false, []))
 
     init(greeting: String?) throws {
         self.greeting = greeting.map { Array($0.utf8) }
@@ -76,6 +79,7 @@ final class ScriptedHTTPEngine: Sendable {
     }
 
     var heads: [String] { state.withLock { $0.heads } }
+    var arrivals: [ContinuousClock.Instant] { state.withLock { $0.arrivals } }
 
     func stop() {
         // Under the lock: a client leaves the set before it is closed, so no number shut down
@@ -130,6 +134,7 @@ final class ScriptedHTTPEngine: Sendable {
         guard parts.count >= 2 else { return }
         let steps = state.withLock { s -> [Step] in
             s.heads.append(head)
+            s.arrivals.append(.now)
             return s.routes[String(parts[1])] ?? []
         }
         for step in steps {

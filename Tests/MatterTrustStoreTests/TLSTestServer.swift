@@ -19,6 +19,14 @@ enum TLSTestPKI {
 
     static func paths() throws -> Paths { try made.get() }
 
+    /// Runs blocking work (openssl, handshakes, reads) on a thread of its own, so that the test
+    /// pool's two threads stay free for the timed tests beside it.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "matterhub.tests.tls").async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     private static let made = Result { () throws -> Paths in
         let dir = try TrustStoreTests.temporaryDirectory()
         let paths = Paths(directory: dir)
@@ -88,7 +96,7 @@ final class TLSTestServer: @unchecked Sendable {
     ///   - redirect: where `/to-http` points.
     ///   - maxVersion: "tls1.1" for a server that speaks nothing newer than TLS 1.1.
     init(certificate: String = "localhost", redirect: String = "http://127.0.0.1:1/", maxVersion: String = "default") async throws {
-        let pki = try TLSTestPKI.paths()
+        let pki = try await TLSTestPKI.offPool { try TLSTestPKI.paths() }
         var rng = SeededRandom(seed: 0x715)
         body = (0..<200_000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let bodyFile = pki.directory + "/body-\(UUID().uuidString)"
