@@ -165,7 +165,7 @@ import TestSupport
     @Test func mutatedResponsesNeverTrap() {
         var rng = SeededRandom(seed: 0x4854_5450)
         let seeds = Self.valid.map { Array($0.response.utf8) } + Self.malformed.map { Array($0.0.utf8) }
-        for i in 0..<20_000 {
+        for i in 0..<4_000 {  // fuzz-http-response goes deeper; this keeps the test pool free
             var input = seeds[i % seeds.count]
             for _ in 0..<(1 + Int(rng.next() % 3)) { input = Mutation.mutate(input, using: &rng) }
             let limit = Int(rng.next() % 64)
