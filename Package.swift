@@ -25,9 +25,9 @@ let package = Package(
         // C shims: every line of C and every module map lives under CShims/.
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
-        // OpenSSL 3 libcrypto behind C helpers for what Swift cannot call (macros, variadics,
-        // OSSL_PARAM arrays). Only MatterCrypto imports it.
-        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
+        // OpenSSL 3 libcrypto and libssl (the trust store's HTTPS client) behind C helpers for
+        // what Swift cannot call (macros, variadics, OSSL_PARAM arrays). Only MatterCrypto imports it.
+        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
@@ -61,8 +61,8 @@ let package = Package(
         // Thread operational datasets and Wi-Fi credentials (a codec; MatterCrypto for SecretBytes).
         .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
-        // folder, DCL updates (URLSession) and CRLs. FoundationEssentials (and FoundationNetworking
-        // in HTTPFetcher), no C; the DCL's JSON through MatterServerAPI's parser.
+        // folder, DCL updates (its own HTTP/1.1 client; TLS through MatterCrypto) and CRLs.
+        // FoundationEssentials, no C; the DCL's JSON through MatterServerAPI's parser.
         .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterServerAPI", "MatterPlatform"],
                 swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
@@ -139,6 +139,8 @@ let package = Package(
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
+        .executableTarget(name: "fuzz-http-response", dependencies: ["MatterTrustStore", "FuzzSupport"],
+                          path: "Fuzz/HTTPResponseFuzz", swiftSettings: strict),
         // The C shims' parsing of peer-controlled bytes, called directly (FUZZ_SANITIZE=address).
         .executableTarget(name: "fuzz-avahi", dependencies: ["CAvahi", "MatterDiscovery", "FuzzSupport"],
                           path: "Fuzz/AvahiFuzz", swiftSettings: strict),

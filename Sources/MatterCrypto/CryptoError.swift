@@ -25,6 +25,15 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidPAKEParameters = Code(rawValue: "invalid_pake_parameters")
         /// A state machine was driven out of order.
         public static let invalidState = Code(rawValue: "invalid_state")
+        /// The TLS peer's certificate did not verify against the trusted CAs (expired, unknown
+        /// issuer, self-signed, ...); the message carries OpenSSL's verify result.
+        public static let certificateUntrusted = Code(rawValue: "certificate_untrusted")
+        /// The TLS peer's certificate is valid but issued for another host name or address.
+        public static let hostNameMismatch = Code(rawValue: "host_name_mismatch")
+        /// A TLS handshake, read or write failed: a protocol error, a reset or closed connection.
+        public static let tlsFailed = Code(rawValue: "tls_failed")
+        /// A TLS handshake, read or write made no progress within the socket's timeout.
+        public static let timedOut = Code(rawValue: "timed_out")
         /// OpenSSL reported a failure that the inputs do not explain.
         public static let backendFailure = Code(rawValue: "backend_failure")
     }

@@ -58,7 +58,7 @@ public struct DCLClient: Sendable {
     public let base: URL
     let http: any HTTPFetching
 
-    public init(base: URL = DCLClient.production, http: any HTTPFetching = URLSessionFetcher()) {
+    public init(base: URL = DCLClient.production, http: any HTTPFetching = HTTPClientFetcher()) {
         self.base = base
         self.http = http
     }

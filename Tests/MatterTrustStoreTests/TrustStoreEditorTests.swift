@@ -25,7 +25,7 @@ import TestSupport
     }
 
     static func dcl(_ standIn: DCLStandIn) -> DCLClient {
-        DCLClient(base: standIn.url, http: URLSessionFetcher(timeout: 5))
+        DCLClient(base: standIn.url, http: HTTPClientFetcher(timeout: 5))
     }
 
     // MARK: - add / remove / import
@@ -210,7 +210,7 @@ import TestSupport
         case "revocation points garbage": dcl.server.route("/dcl/pki/revocation-points", .ok(Array("{\"PkiRevocationDistributionPoint\": [1]}".utf8)))
         default:
             dcl.server.stop()
-            client = DCLClient(base: URL(string: "http://127.0.0.1:\(dcl.server.port)")!, http: URLSessionFetcher(timeout: 5))
+            client = DCLClient(base: URL(string: "http://127.0.0.1:\(dcl.server.port)")!, http: HTTPClientFetcher(timeout: 5))
         }
         await #expect(throws: TrustStoreError.self) { try await f.editor.update(from: client) }
         #expect(f.storeBytes() == before)
