@@ -216,9 +216,12 @@ public actor VirtualDevice {
                                data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
         let clock = self.clock
         reportPump = Task { [weak self] in
+            // Ends with the device: a device released without stop() made `self?` calls return at
+            // once, and the loop spun a worker thread at full speed for the rest of the process.
             while !Task.isCancelled {
-                await self?.sendDueReports()
-                await self?.sleepUntilReportsAreDue(clock)
+                guard let device = self else { return }
+                await device.sendDueReports()
+                await device.sleepUntilReportsAreDue(clock)
             }
         }
     }
