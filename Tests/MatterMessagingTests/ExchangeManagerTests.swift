@@ -206,9 +206,12 @@ import TestSupport
         }
         await client.start()
         await server.start()
+        // 500 ms MRP and a 60 s wait: the whole suite starts at once and starves this process
+        // for seconds (tests took 12-16 s in a fresh root), which at 20 ms MRP and a 10 s wait
+        // failed both cases with a timeout. The old code failed at once, so the wait proves nothing.
         let e = try await client.newExchange(on: await client.newUnsecuredSession(to: b.address,
-                                                                               peerMRP: MRPParameters(idleInterval: 20, activeInterval: 20)))
-        let reply = try await e.request(Self.echo, opcode: 1, payload: [7], timeout: .seconds(10))
+                                                                               peerMRP: MRPParameters(idleInterval: 500, activeInterval: 500)))
+        let reply = try await e.request(Self.echo, opcode: 1, payload: [7], timeout: .seconds(60))
         #expect(reply.payload == [7] && reply.opcode == 2)
         #expect(await client.statistics.sendFailures == 1)
         #expect(refusing.refused == 2)
