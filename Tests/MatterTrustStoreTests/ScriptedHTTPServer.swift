@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -151,13 +152,7 @@ final class ScriptedHTTPEngine: Sendable {
     }
 
     private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
+        sendAll(fd, bytes)
     }
 }
 

@@ -126,13 +126,7 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
 
     @discardableResult
     private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
+        sendAll(fd, bytes)
     }
 }
 
