@@ -84,6 +84,9 @@ let package = Package(
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
                           path: "Tests/StoreTool", swiftSettings: strict),
+        // Exits while other threads are inside OpenSSL; ProcessExitTests runs it.
+        .executableTarget(name: "matterhub-exit-probe", dependencies: ["MatterCrypto", "MatterPlatform"],
+                          path: "Tests/ExitProbe", swiftSettings: strict),
         // The running hub: the node runtime (per node: CASE session, subscription, attribute
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",

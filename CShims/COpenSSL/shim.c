@@ -39,6 +39,17 @@ static int algorithms_ready(void) {
     return sha256_md && hmac_mac && hkdf_kdf && pbkdf2_kdf && ccm_cipher && ctr_cipher && p256;
 }
 
+// MARK: Process exit
+
+// OpenSSL frees its global locks and tables in an atexit handler by default. A process that
+// exits while another thread is still inside OpenSSL (a Dispatch worker drawing random bytes for
+// a WebSocket mask, say) then crashes in pthread_rwlock_wrlock on a freed lock, or hangs: seen as
+// `matterctl add` ending with SIGSEGV after "Added ...". The process is ending anyway, so the
+// cleanup is skipped. This must be the first OpenSSL initialization, hence a constructor.
+__attribute__((constructor)) static void mh_openssl_skip_cleanup_at_exit(void) {
+    OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+}
+
 // OpenSSL treats NULL specially in several places (e.g. "no key set"); an empty buffer is passed
 // as a pointer to this byte instead.
 static const uint8_t empty_byte = 0;

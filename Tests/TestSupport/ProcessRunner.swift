@@ -28,8 +28,10 @@ public enum ProcessRunner {
     public enum SpawnError: Error { case spawn(Int32), pipe(Int32) }
 
     /// Runs `executable` with `arguments`; `environment` replaces the environment when given.
+    /// A child still running after `timeout` seconds is killed (SIGKILL, status 137) and the
+    /// result's stderr says so: a hung child fails its test instead of hanging the whole run.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                           stdin: String? = nil) throws -> Result {
+                           stdin: String? = nil, timeout: Double = 300) throws -> Result {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
         guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else { throw SpawnError.pipe(errno) }
 
@@ -65,21 +67,37 @@ public enum ProcessRunner {
             close(outPipe[0]); close(errPipe[0])
             throw SpawnError.spawn(rc)
         }
-        let (out, err) = drain(outPipe[0], errPipe[0])
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        var (out, err, timedOut) = drain(outPipe[0], errPipe[0], until: deadline)
+        if timedOut {
+            kill(pid, SIGKILL)
+            // A grandchild may still hold the pipes; take what comes within a few seconds.
+            let (moreOut, moreErr, _) = drain(outPipe[0], errPipe[0], until: .now + .seconds(5))
+            out += moreOut
+            err += moreErr
+            err += Array("\n[ProcessRunner] \(executable) was still running after \(timeout) s: killed\n".utf8)
+        }
+        close(outPipe[0]); close(errPipe[0])
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         return Result(status: exit, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// Reads both pipes until both close, with poll so neither can fill up and block the child.
-    private static func drain(_ a: Int32, _ b: Int32) -> ([UInt8], [UInt8]) {
+    /// Reads both pipes until both reach end of file or `deadline` passes (then `timedOut`), with
+    /// poll so neither can fill up and block the child. The caller closes the descriptors.
+    private static func drain(_ a: Int32, _ b: Int32, until deadline: ContinuousClock.Instant)
+        -> (out: [UInt8], err: [UInt8], timedOut: Bool) {
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         var outputs: [[UInt8]] = [[], []]
         var open = 2
         var buffer = [UInt8](repeating: 0, count: 65536)
         while open > 0 {
-            if poll(&fds, 2, -1) < 0 {
+            let left = deadline - .now
+            if left <= .zero { return (outputs[0], outputs[1], true) }
+            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
+            let ready = poll(&fds, 2, milliseconds)
+            if ready < 0 {
                 if errno == EINTR { continue }
                 break
             }
@@ -88,13 +106,12 @@ public enum ProcessRunner {
                 if n > 0 {
                     outputs[i].append(contentsOf: buffer[0..<n])
                 } else if n == 0 || errno != EINTR {
-                    close(fds[i].fd)
                     fds[i].fd = -1
                     open -= 1
                 }
             }
         }
-        return (outputs[0], outputs[1])
+        return (outputs[0], outputs[1], false)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
