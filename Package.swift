@@ -50,7 +50,7 @@ let package = Package(
         // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
         .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
-        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto", "MatterPlatform"], swiftSettings: strict),
+        .target(name: "MatterWebSocket", dependencies: ["MatterCrypto", "MatterPlatform", "CNet"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet", "MatterPlatform"],
                 swiftSettings: strict),
         // Where Interaction meets Messaging: the IM exchange over a messaging exchange, InteractionClient.over.
@@ -77,7 +77,7 @@ let package = Package(
         // The public Home API and the hub's persistent store (SQLite + key files).
         .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
-                                                   "MatterNetworkCredentials",
+                                                   "MatterNetworkCredentials", "CNet",
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
                                                    "MatterServerAPI", "MatterWebSocket", "MatterPlatform"],
                 swiftSettings: strict),
@@ -168,7 +168,7 @@ let package = Package(
                     dependencies: ["MatterCertificates", "MatterTLV", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterTrustStoreTests",
-                    dependencies: ["MatterTrustStore", "MatterCertificates", "MatterCrypto", "TestSupport"],
+                    dependencies: ["MatterTrustStore", "MatterCertificates", "MatterCrypto", "TestSupport", "CNet"],
                     swiftSettings: strict),
         .testTarget(name: "MatterDiscoveryTests", dependencies: ["MatterDiscovery", "CAvahi", "TestSupport"],
                     swiftSettings: strict),
@@ -181,7 +181,7 @@ let package = Package(
         .testTarget(name: "MatterHomeTests",
                     dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport", "MatterCommissioning",
                                    "MatterDiscovery", "MatterVirtualDevice", "MatterSetupPayload",
-                                   "matterhub-store-tool", "MatterHubService"],
+                                   "matterhub-store-tool", "MatterHubService", "CNet"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
                     dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
@@ -211,6 +211,6 @@ let package = Package(
                           dependencies: ["MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                           path: "Benchmarks/HandshakeBenchmark", swiftSettings: strict),
         // Shared test helpers: vector loading, hex, seeded randomness, running matterctl.
-        .target(name: "TestSupport", dependencies: ["MatterWebSocket"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["MatterWebSocket", "CNet"], path: "Tests/TestSupport", swiftSettings: strict),
     ]
 )

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sched.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
@@ -136,4 +137,17 @@ int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms) {
     if (n < 0) return -errno;
     for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
     return n;
+}
+
+int cnet_pipe_cloexec(int fds[2]) {
+    return pipe2(fds, O_CLOEXEC) == 0 ? 0 : -errno;
+}
+
+int cnet_accept_cloexec(int listener, int nonblocking) {
+    int fd = accept4(listener, NULL, NULL, SOCK_CLOEXEC | (nonblocking ? SOCK_NONBLOCK : 0));
+    return fd >= 0 ? fd : -errno;
+}
+
+int cnet_spawn_close_from(void *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, from);
 }

@@ -1,3 +1,4 @@
+internal import CNet
 import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
@@ -61,13 +62,13 @@ public final class WebSocketServer: Sendable {
             throw error
         }
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else {
+        let piped = cnet_pipe_cloexec(&fds)
+        guard piped == 0 else {
             for l in listeners { close(l.fd) }
-            throw Sockets.failure("wake pipe", "create", errno)
+            throw Sockets.failure("wake pipe", "create", -piped)
         }
         for fd in fds {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
         }
         wakePipe = (fds[0], fds[1])
         self.listeners = listeners
@@ -213,10 +214,9 @@ public final class WebSocketServer: Sendable {
 
         mutating func acceptAll(_ listener: Listener) {
             while true {
-                let fd = accept(listener.fd, nil, nil)
+                // Close-on-exec from the start: a child spawned meanwhile must not hold it open.
+                let fd = cnet_accept_cloexec(listener.fd, 1)
                 if fd < 0 { return }
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
                 var one: Int32 = 1
                 if !listener.isUnix { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
                 if connections.count >= config.maxConnections {

@@ -1,3 +1,4 @@
+import CNet
 import Foundation
 import TestSupport
 #if canImport(Glibc)
@@ -16,14 +17,14 @@ final class StoreToolProcess {
 
     init(_ arguments: [String]) throws {
         var out: [Int32] = [0, 0]
-        guard pipe(&out) == 0 else { throw ProcessRunner.SpawnError.pipe(errno) }
+        let piped = cnet_pipe_cloexec(&out)
+        guard piped == 0 else { throw ProcessRunner.SpawnError.pipe(-piped) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_addclose(&actions, out[0])
-        posix_spawn_file_actions_addclose(&actions, out[1])
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        _ = cnet_spawn_close_from(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
@@ -91,12 +92,23 @@ final class StoreToolProcess {
         _ = wait()
     }
 
-    /// Waits for exit; the exit code, or 128 + signal.
+    /// Waits for exit; the exit code, or 128 + signal. A tool still running after `timeout`
+    /// seconds is killed (137), so a tool that hangs fails its test instead of hanging the run.
     @discardableResult
-    func wait() -> Int32 {
+    func wait(timeout: Double = 60) -> Int32 {
         if let reaped { return reaped }
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid || (r < 0 && errno != EINTR) { break }
+            if ContinuousClock.now >= deadline {
+                _ = Glibc.kill(pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                break
+            }
+            usleep(10_000)
+        }
         let code = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
         reaped = code
         return code

@@ -1,3 +1,4 @@
+import CNet
 import Foundation
 import Synchronization
 import TestSupport
@@ -85,24 +86,26 @@ final class ScriptedHTTPEngine: Sendable {
     func stop() {
         // Under the lock: a client leaves the set before it is closed, so no number shut down
         // here can have been reused by another test's socket.
-        let first = state.withLock { s -> Bool in
-            guard !s.stopped else { return false }
-            s.stopped = true
-            for c in s.clients { shutdown(c, Int32(SHUT_RDWR)) }
-            return true
-        }
         // Only the accept thread closes the listener, once it has seen `stopped`: closed here,
         // its number could be reused by another test's socket before that thread's next accept.
-        if first { shutdown(listener, Int32(SHUT_RDWR)) }
+        // It closes it under the lock, so the shutdown here cannot reach a reused number either.
+        state.withLock { s in
+            guard !s.stopped else { return }
+            s.stopped = true
+            for c in s.clients { shutdown(c, Int32(SHUT_RDWR)) }
+            shutdown(listener, Int32(SHUT_RDWR))
+        }
     }
 
     private func serve() {
         while true {
-            let client = accept(listener, nil, nil)
-            if client >= 0 { _ = fcntl(client, F_SETFD, FD_CLOEXEC) }
-            if state.withLock({ $0.stopped }) {
+            let client = cnet_accept_cloexec(listener, 0)
+            let stop = state.withLock { s -> Bool in
+                if s.stopped { close(listener) }
+                return s.stopped
+            }
+            if stop {
                 if client >= 0 { close(client) }
-                close(listener)
                 return
             }
             if client < 0 { continue }

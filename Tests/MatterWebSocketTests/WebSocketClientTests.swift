@@ -181,7 +181,7 @@ final class RawServer: Sendable {
     }
 
     init(answer: @escaping @Sendable (String) -> [UInt8]) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian

@@ -1,3 +1,4 @@
+import CNet
 import Foundation
 import Synchronization
 #if canImport(Glibc)
@@ -19,7 +20,9 @@ public final class ChildProcess: @unchecked Sendable {
     public init(_ arguments: [String], environment: [String: String]? = nil) throws {
         self.arguments = arguments
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { throw ChildProcessError("pipe failed: errno \(errno)") }
+        // Close-on-exec, so that no child another test spawns meanwhile holds the pipe open.
+        let piped = cnet_pipe_cloexec(&fds)
+        guard piped == 0 else { throw ChildProcessError("pipe failed: errno \(-piped)") }
         let readEnd = fds[0], writeEnd = fds[1]
 
         var actions = posix_spawn_file_actions_t()
@@ -28,8 +31,7 @@ public final class ChildProcess: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
-        posix_spawn_file_actions_addclose(&actions, readEnd)
-        posix_spawn_file_actions_addclose(&actions, writeEnd)
+        _ = cnet_spawn_close_from(&actions, 3)
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -146,8 +148,13 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGTERM to the child's process group, then SIGKILL after `grace` seconds.
+    /// The group is killed even when the child itself has already exited: what it started
+    /// (chromedriver's browser, a controller's helpers) may still be running and holding pipes.
     public func stop(grace: Double = 2) async {
-        guard poll() == nil else { return }
+        guard poll() == nil else {
+            kill(-pid, SIGKILL)
+            return
+        }
         kill(-pid, SIGTERM)
         if await wait(timeout: grace) == nil {
             kill(-pid, SIGKILL)
@@ -157,10 +164,9 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Synchronous last-resort kill of the process group (for deinit/atexit paths).
     public func kill9() {
-        guard poll() == nil else { return }
         kill(-pid, SIGKILL)
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        // Bounded: a child stuck in uninterruptible sleep must not hang the caller.
+        for _ in 0..<500 where poll() == nil { usleep(10_000) }
     }
 
     private func poll() -> Int32? {

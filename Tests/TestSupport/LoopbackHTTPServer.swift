@@ -1,3 +1,4 @@
+import CNet
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -26,10 +27,11 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     private var routes: [String: Response] = [:]
     private var requested: [String] = []
     private var stopped = false
+    private var listenerClosed = false
     private let thread: Thread
 
     public init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
@@ -63,25 +65,33 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     /// Every request path received so far, in order.
     public var requests: [String] { lock.withLock { requested } }
 
+    /// Stops accepting. Only the accept thread closes the listener, once it has seen `stopped`:
+    /// closed here, its number could be reused by another test's socket before that thread's next
+    /// accept, which would then take that socket's connections.
     public func stop() {
-        let first = lock.withLock { () -> Bool in
-            defer { stopped = true }
-            return !stopped
+        lock.withLock {
+            guard !stopped else { return }
+            stopped = true
+            if !listenerClosed { shutdown(listener, Int32(SHUT_RDWR)) }
         }
-        guard first else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
     }
 
     deinit { stop() }
 
     private func serve() {
         while true {
-            let client = accept(listener, nil, nil)
-            if client < 0 {
-                if lock.withLock({ stopped }) { return }
-                continue
+            let client = cnet_accept_cloexec(listener, 0)
+            let stop = lock.withLock { () -> Bool in
+                guard stopped else { return false }
+                close(listener)
+                listenerClosed = true
+                return true
             }
+            if stop {
+                if client >= 0 { close(client) }
+                return
+            }
+            if client < 0 { continue }
             handle(client)
             close(client)
         }

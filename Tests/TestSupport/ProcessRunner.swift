@@ -1,3 +1,4 @@
+import CNet
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,10 @@ public enum ProcessRunner {
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
                            stdin: String? = nil, timeout: Double = 300) throws -> Result {
         var outPipe: [Int32] = [0, 0], errPipe: [Int32] = [0, 0], inPipe: [Int32] = [0, 0]
-        guard pipe(&outPipe) == 0, pipe(&errPipe) == 0, pipe(&inPipe) == 0 else { throw SpawnError.pipe(errno) }
+        // Close-on-exec, so that no child another test spawns meanwhile holds these pipes open.
+        for rc in [cnet_pipe_cloexec(&outPipe), cnet_pipe_cloexec(&errPipe), cnet_pipe_cloexec(&inPipe)] where rc < 0 {
+            throw SpawnError.pipe(-rc)
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -41,7 +45,7 @@ public enum ProcessRunner {
         posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
         posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         posix_spawn_file_actions_adddup2(&actions, errPipe[1], 2)
-        for fd in inPipe + outPipe + errPipe { posix_spawn_file_actions_addclose(&actions, fd) }
+        _ = cnet_spawn_close_from(&actions, 3)
 
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
@@ -52,7 +56,9 @@ public enum ProcessRunner {
         sigfillset(&defaults)
         posix_spawnattr_setsigmask(&attr, &empty)
         posix_spawnattr_setsigdefault(&attr, &defaults)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        // Its own process group, so that a timeout also reaches whatever it started.
+        posix_spawnattr_setpgroup(&attr, 0)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
 
         let env = (environment ?? ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
         let argv = [executable] + arguments
@@ -68,50 +74,51 @@ public enum ProcessRunner {
             throw SpawnError.spawn(rc)
         }
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
-        var (out, err, timedOut) = drain(outPipe[0], errPipe[0], until: deadline)
-        if timedOut {
-            kill(pid, SIGKILL)
-            // A grandchild may still hold the pipes; take what comes within a few seconds.
-            let (moreOut, moreErr, _) = drain(outPipe[0], errPipe[0], until: .now + .seconds(5))
-            out += moreOut
-            err += moreErr
+        var (out, err, status) = collect(pid, outPipe[0], errPipe[0], until: deadline)
+        if status == nil {
+            kill(-pid, SIGKILL)
+            var killed: Int32 = 0
+            while waitpid(pid, &killed, 0) < 0 && errno == EINTR {}
+            status = killed
             err += Array("\n[ProcessRunner] \(executable) was still running after \(timeout) s: killed\n".utf8)
         }
         close(outPipe[0]); close(errPipe[0])
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        let raw = status ?? 0
+        let exit = (raw & 0x7F) == 0 ? (raw >> 8) & 0xFF : 128 + (raw & 0x7F)
         return Result(status: exit, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
     }
 
-    /// Reads both pipes until both reach end of file or `deadline` passes (then `timedOut`), with
-    /// poll so neither can fill up and block the child. The caller closes the descriptors.
-    private static func drain(_ a: Int32, _ b: Int32, until deadline: ContinuousClock.Instant)
-        -> (out: [UInt8], err: [UInt8], timedOut: Bool) {
+    /// Reads both pipes, with poll so neither can fill up and block the child, until the child
+    /// has exited (its wait status) or `deadline` passes (nil). After the exit it takes what is
+    /// left in the pipes without waiting for an end of file, which a grandchild holding them
+    /// (a daemon the command started) would never send.
+    private static func collect(_ pid: pid_t, _ a: Int32, _ b: Int32, until deadline: ContinuousClock.Instant)
+        -> (out: [UInt8], err: [UInt8], status: Int32?) {
         var fds = [pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0)]
         var outputs: [[UInt8]] = [[], []]
-        var open = 2
         var buffer = [UInt8](repeating: 0, count: 65536)
-        while open > 0 {
-            let left = deadline - .now
-            if left <= .zero { return (outputs[0], outputs[1], true) }
-            let milliseconds = Int32(min(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000 + 1, 60_000))
-            let ready = poll(&fds, 2, milliseconds)
-            if ready < 0 {
-                if errno == EINTR { continue }
-                break
-            }
-            for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 {
-                let n = buffer.withUnsafeMutableBytes { read(fds[i].fd, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    outputs[i].append(contentsOf: buffer[0..<n])
-                } else if n == 0 || errno != EINTR {
-                    fds[i].fd = -1
-                    open -= 1
+        func readReady(_ i: Int) {
+            let n = buffer.withUnsafeMutableBytes { read(fds[i].fd, $0.baseAddress, $0.count) }
+            if n > 0 { outputs[i].append(contentsOf: buffer[0..<n]) } else if n == 0 || errno != EINTR { fds[i].fd = -1 }
+        }
+        while true {
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped < 0 && errno == ECHILD) {
+                for i in 0..<2 where fds[i].fd >= 0 { _ = fcntl(fds[i].fd, F_SETFL, fcntl(fds[i].fd, F_GETFL) | O_NONBLOCK) }
+                // At most a second: a grandchild may keep writing.
+                let last = ContinuousClock.now + .seconds(1)
+                while fds.contains(where: { $0.fd >= 0 }) && ContinuousClock.now < last {
+                    for i in 0..<2 where fds[i].fd >= 0 { readReady(i) }
                 }
+                return (outputs[0], outputs[1], status)
+            }
+            if ContinuousClock.now >= deadline { return (outputs[0], outputs[1], nil) }
+            // Short polls: the loop also watches for the exit.
+            if poll(&fds, 2, 50) > 0 {
+                for i in 0..<2 where fds[i].fd >= 0 && fds[i].revents != 0 { readReady(i) }
             }
         }
-        return (outputs[0], outputs[1], false)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {

@@ -24,7 +24,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
         self.timeout = timeout
         let fd: Int32
         if let unixPath {
-            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var addr = sockaddr_un()
             addr.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &addr.sun_path) { raw in
@@ -36,7 +36,7 @@ public final class WebSocketTestClient: @unchecked Sendable {
             guard rc == 0 else { close(fd); throw Failure("connect \(unixPath): errno \(errno)") }
             self.fd = fd
         } else {
-            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var addr = sockaddr_in()
             addr.sin_family = sa_family_t(AF_INET)
             addr.sin_port = (port ?? 0).bigEndian

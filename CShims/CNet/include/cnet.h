@@ -45,4 +45,15 @@ int cnet_epoll_remove(int epfd, int fd);
 /// `max`); returns their count, or -errno (-EINTR when a signal interrupted the wait).
 int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms);
 
+/// Descriptors that a child process must not inherit. A descriptor made close-on-exec after
+/// it was opened can leak into a child spawned by another thread in between: a pipe held open
+/// that way keeps its reader waiting for an end of file until the unrelated child exits.
+/// pipe2(O_CLOEXEC); 0 or -errno.
+int cnet_pipe_cloexec(int fds[2]);
+/// accept4 with SOCK_CLOEXEC (and SOCK_NONBLOCK when `nonblocking`): the connection's fd, or -errno.
+int cnet_accept_cloexec(int listener, int nonblocking);
+/// posix_spawn_file_actions_addclosefrom_np: the child closes every descriptor >= `from` (after
+/// the earlier actions, e.g. its dup2s to 0-2). `actions` is a posix_spawn_file_actions_t *.
+int cnet_spawn_close_from(void *actions, int from);
+
 #endif

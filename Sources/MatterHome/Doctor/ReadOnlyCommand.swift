@@ -1,3 +1,4 @@
+internal import CNet
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -10,15 +11,14 @@ enum ReadOnlyCommand {
     static func output(_ candidates: [String], _ arguments: [String], timeout: Double = 5) -> String? {
         guard let path = candidates.first(where: { access($0, X_OK) == 0 }) else { return nil }
         var fds: [Int32] = [0, 0]
-        guard pipe(&fds) == 0 else { return nil }
+        guard cnet_pipe_cloexec(&fds) == 0 else { return nil }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        posix_spawn_file_actions_addclose(&actions, fds[1])
+        _ = cnet_spawn_close_from(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
