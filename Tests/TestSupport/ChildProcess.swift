@@ -148,13 +148,10 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// SIGTERM to the child's process group, then SIGKILL after `grace` seconds.
-    /// The group is killed even when the child itself has already exited: what it started
-    /// (chromedriver's browser, a controller's helpers) may still be running and holding pipes.
+    /// Nothing is sent once the child has exited: what it started on purpose (`scripts/lab avahi
+    /// start` leaves avahi-daemon running in its group) must survive it.
     public func stop(grace: Double = 2) async {
-        guard poll() == nil else {
-            kill(-pid, SIGKILL)
-            return
-        }
+        guard poll() == nil else { return }
         kill(-pid, SIGTERM)
         if await wait(timeout: grace) == nil {
             kill(-pid, SIGKILL)
@@ -164,6 +161,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Synchronous last-resort kill of the process group (for deinit/atexit paths).
     public func kill9() {
+        guard poll() == nil else { return }
         kill(-pid, SIGKILL)
         // Bounded: a child stuck in uninterruptible sleep must not hang the caller.
         for _ in 0..<500 where poll() == nil { usleep(10_000) }
