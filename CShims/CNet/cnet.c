@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 int cnet_udp_open(uint16_t port) {
@@ -137,6 +138,24 @@ int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms) {
     if (n < 0) return -errno;
     for (int i = 0; i < n; i++) fds[i] = events[i].data.fd;
     return n;
+}
+
+int cnet_timerfd_create(void) {
+    int fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+    return fd >= 0 ? fd : -errno;
+}
+
+int cnet_timerfd_arm(int fd, uint64_t nanoseconds) {
+    if (nanoseconds == 0) nanoseconds = 1;  // 0 would disarm it
+    struct itimerspec spec = {0};
+    spec.it_value.tv_sec = (time_t)(nanoseconds / 1000000000u);
+    spec.it_value.tv_nsec = (long)(nanoseconds % 1000000000u);
+    return timerfd_settime(fd, 0, &spec, NULL) == 0 ? 0 : -errno;
+}
+
+void cnet_timerfd_clear(int fd) {
+    uint64_t expirations;
+    while (read(fd, &expirations, sizeof expirations) < 0 && errno == EINTR) {}
 }
 
 int cnet_pipe_cloexec(int fds[2]) {

@@ -10,9 +10,31 @@ public protocol MatterClock: Sendable {
     /// Returns once `now() >= deadline`; throws `CancellationError` if the task is cancelled
     /// first.
     func sleep(until deadline: Milliseconds) async throws
+    /// Runs `action` once `now() >= deadline`, unless the returned timer is cancelled first.
+    /// `action` runs on whatever thread the clock fires on: it must be short and must not block
+    /// (resume a continuation, start a task). Receive timeouts and the MRP timer use this.
+    func schedule(at deadline: Milliseconds, _ action: @escaping @Sendable () -> Void) -> ClockTimer
+}
+
+/// A timer from `MatterClock.schedule`.
+public struct ClockTimer: Sendable {
+    private let cancelAction: @Sendable () -> Void
+
+    public init(cancel: @escaping @Sendable () -> Void) {
+        cancelAction = cancel
+    }
+
+    /// The action will not run (if it has not already run).
+    public func cancel() { cancelAction() }
 }
 
 extension MatterClock {
+    /// A task that sleeps on this clock until `deadline`, then runs `action`: any clock's timers
+    /// (ManualClock's, so tests can advance through them).
+    public func schedule(at deadline: Milliseconds, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
+        sleepingTask(self, until: deadline, action)
+    }
+
     /// `now()` plus `duration`, for deadlines.
     public func deadline(after duration: Duration) -> Milliseconds {
         now() &+ Milliseconds(duration: duration)
@@ -39,6 +61,22 @@ public struct SystemClock: MatterClock {
     public func sleep(until deadline: Milliseconds) async throws {
         try await Task.sleep(until: start + .milliseconds(Int64(clamping: deadline)), clock: .continuous)
     }
+
+    /// On the reactor thread's timerfd (see ReactorTimers); a sleeping task if there is none.
+    public func schedule(at deadline: Milliseconds, _ action: @escaping @Sendable () -> Void) -> ClockTimer {
+        guard let timers = ReactorTimers.shared else { return sleepingTask(self, until: deadline, action) }
+        let id = timers.schedule(at: start + .milliseconds(Int64(clamping: deadline)), action)
+        return ClockTimer { timers.cancel(id) }
+    }
+}
+
+private func sleepingTask(_ clock: some MatterClock, until deadline: Milliseconds,
+                          _ action: @escaping @Sendable () -> Void) -> ClockTimer {
+    let task = Task {
+        do { try await clock.sleep(until: deadline) } catch { return }
+        action()
+    }
+    return ClockTimer { task.cancel() }
 }
 
 /// A clock that moves only when told to. Sleepers wake, in deadline order, when `advance`

@@ -22,8 +22,8 @@ public actor ExchangeManager {
     private var globalCounter = MessageCounter(wraps: true)
     private var nextExchangeID = UInt16.random(in: 0...UInt16.max)
     private var tasks: [Task<Void, Never>] = []
-    /// The MRP timer: one task sleeping until the earliest deadline of any session.
-    private var timer: (id: UInt64, deadline: Milliseconds, task: Task<Void, Never>)?
+    /// The MRP timer: one clock timer for the earliest deadline of any session.
+    private var timer: (id: UInt64, deadline: Milliseconds, handle: ClockTimer)?
     private var timerIDs: UInt64 = 0
     /// Session IDs held by handshakes in progress, with when they were handed out.
     private var reservedSessionIDs: [UInt16: Milliseconds] = [:]
@@ -81,7 +81,7 @@ public actor ExchangeManager {
     public func shutdown() {
         closed = true
         for t in tasks { t.cancel() }
-        timer?.task.cancel()
+        timer?.handle.cancel()
         timer = nil
         for e in exchanges.values { e.mailbox.fail(MessagingError.closed) }
         exchanges.removeAll()
@@ -344,12 +344,12 @@ public actor ExchangeManager {
     private func scheduleTimer() {
         guard started, !closed, let next = sessions.values.compactMap(\.mrp.nextDeadline).min() else { return }
         if let t = timer, t.deadline <= next { return }
-        timer?.task.cancel()
+        timer?.handle.cancel()
         timerIDs += 1
-        let id = timerIDs, clock = self.clock
-        timer = (id, next, Task { [weak self] in
-            do { try await clock.sleep(until: next) } catch { return }
-            await self?.timerFired(id)
+        let id = timerIDs
+        // A task only when it fires: arming and cancelling (an ack came first) cost no job.
+        timer = (id, next, clock.schedule(at: next) { [weak self] in
+            Task { await self?.timerFired(id) }
         })
     }
 

@@ -5,8 +5,8 @@ final class Mailbox: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Result<ReceivedMessage, MessagingError>, Never>
-        /// Sleeps until the receive's deadline; cancelled when the receive ends otherwise.
-        var timeout: Task<Void, Never>
+        /// Fires at the receive's deadline; cancelled when the receive ends otherwise.
+        var timeout: ClockTimer
     }
     private struct State {
         var queue: [ReceivedMessage] = []
@@ -61,9 +61,8 @@ final class Mailbox: Sendable {
                     if !s.queue.isEmpty { return .success(s.queue.removeFirst()) }
                     if let f = s.failure { return .failure(f) }
                     if Task.isCancelled { return .failure(.cancelled) }
-                    let clock = self.clock
-                    let timeout = Task { [weak self] in
-                        do { try await clock.sleep(until: deadline) } catch { return }
+                    // Fires on another thread (it takes this lock only after it is released).
+                    let timeout = clock.schedule(at: deadline) { [weak self] in
                         self?.end(id, throwing: onTimeout())
                     }
                     s.waiter = Waiter(id: id, continuation: continuation, timeout: timeout)

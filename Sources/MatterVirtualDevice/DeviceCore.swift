@@ -238,11 +238,13 @@ actor DeviceCore: InteractionDevice {
     func persistSoon() {
         guard store != nil, !unsaved else { return }
         unsaved = true
-        Task {
-            try? await Task.sleep(for: .milliseconds(50))
-            self.flushUnsaved()
+        // Real time whatever the device's clock (a test's ManualClock does not move by itself).
+        let writeBehind = Self.writeBehindClock
+        _ = writeBehind.schedule(at: writeBehind.deadline(after: .milliseconds(50))) { [weak self] in
+            Task { await self?.flushUnsaved() }
         }
     }
+    private static let writeBehindClock = SystemClock()
 
     func flushUnsaved() {
         if unsaved { persist() }

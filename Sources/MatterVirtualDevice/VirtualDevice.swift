@@ -52,7 +52,8 @@ public actor VirtualDevice {
     /// The latest update of the operational adverts (each waits for the one before).
     private var advertUpdate: Task<Void, Never>?
     private var reportPump: Task<Void, Never>?
-    private var reportSleep: Task<Void, any Error>?
+    /// The report pump's sleep: its continuation and the timer that ends it.
+    private var reportSleep: (continuation: CheckedContinuation<Void, Never>, timer: ClockTimer)?
     private var wakePending = false
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
@@ -237,15 +238,27 @@ public actor VirtualDevice {
             wakePending = false
             return
         }
-        let sleep = Task { try await clock.sleep(until: deadline) }
-        reportSleep = sleep
-        _ = await sleep.result
+        // A clock timer, not a sleeping task: a change ends the sleep (below) without a task to
+        // cancel and a timer to set again each time.
+        await withCheckedContinuation { continuation in
+            let timer = clock.schedule(at: deadline) { [weak self] in
+                Task { await self?.endReportSleep() }
+            }
+            reportSleep = (continuation, timer)
+        }
+    }
+
+    private func endReportSleep() {
+        guard let sleep = reportSleep else { return }
+        reportSleep = nil
+        sleep.timer.cancel()
+        sleep.continuation.resume()
     }
 
     /// Ends the report pump's sleep so it looks at the subscriptions again.
     private func wakeReportPump() {
         wakePending = true
-        reportSleep?.cancel()
+        endReportSleep()
     }
 
     // MARK: Subscriptions
@@ -276,7 +289,7 @@ public actor VirtualDevice {
     public func shutdown() async {
         await core.flushUnsaved()
         reportPump?.cancel()
-        reportSleep?.cancel()
+        endReportSleep()
         await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
         commissionableAdvert = nil

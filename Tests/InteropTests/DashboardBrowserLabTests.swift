@@ -75,7 +75,7 @@ struct DashboardBrowserLabTests {
         }
 
         let status = await browser.wait(timeout: 400)
-        for _ in 0..<50 where !browser.isDrained { try? await Task.sleep(for: .milliseconds(10)) }
+        for _ in 0..<500 where !browser.isDrained { try? await Task.sleep(for: .milliseconds(10)) }
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")

@@ -131,7 +131,7 @@ public final class ChildProcess: @unchecked Sendable {
     }
 
     /// Blocks until the child exits (for synchronous paths: lab bring-up, atexit); then gives the
-    /// reader up to 0.5 s to drain the output (a daemon the child left running may hold the pipe).
+    /// reader up to 5 s to drain the output (a daemon the child left running may hold the pipe).
     public func waitBlocking() -> Int32 {
         let code = exitStatus.withLock { known -> Int32 in
             if let known { return known }
@@ -143,7 +143,7 @@ public final class ChildProcess: @unchecked Sendable {
             ChildProcess.live.withLock { _ = $0.remove(pid) }
             return code
         }
-        for _ in 0..<50 where !captured.finished.withLock({ $0 }) { usleep(10_000) }
+        for _ in 0..<500 where !captured.finished.withLock({ $0 }) { usleep(10_000) }
         return code
     }
 

@@ -132,7 +132,9 @@ public final class Lab: Sendable {
             await p.stop()
             throw LabError("timed out: \(arguments.joined(separator: " "))")
         }
-        for _ in 0..<50 where !p.isDrained { try? await Task.sleep(for: .milliseconds(10)) }
+        // The pipe is close-on-exec, so only the child's own descendants can hold it open; the
+        // reader thread may lag on a loaded machine (0.5 s was seen to cut off a whole output).
+        for _ in 0..<500 where !p.isDrained { try? await Task.sleep(for: .milliseconds(10)) }
         return (status, p.text)
     }
 

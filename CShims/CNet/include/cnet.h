@@ -45,6 +45,16 @@ int cnet_epoll_remove(int epfd, int fd);
 /// `max`); returns their count, or -errno (-EINTR when a signal interrupted the wait).
 int cnet_epoll_wait(int epfd, int *fds, int max, int timeout_ms);
 
+/// A timer descriptor for the reactor's epoll (CLOCK_MONOTONIC, non-blocking, close-on-exec):
+/// arming it is one system call and wakes no thread; the reactor thread wakes when it expires.
+/// The fd, or -errno.
+int cnet_timerfd_create(void);
+/// Arms it to expire `nanoseconds` from now (at least 1 ns; a later call replaces the setting).
+/// 0 or -errno.
+int cnet_timerfd_arm(int fd, uint64_t nanoseconds);
+/// Reads away its expiry count so that epoll stops reporting it.
+void cnet_timerfd_clear(int fd);
+
 /// Descriptors that a child process must not inherit. A descriptor made close-on-exec after
 /// it was opened can leak into a child spawned by another thread in between: a pipe held open
 /// that way keeps its reader waiting for an end of file until the unrelated child exits.

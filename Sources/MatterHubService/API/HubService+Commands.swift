@@ -71,15 +71,15 @@ extension HubService {
 
     // MARK: - Nodes
 
-    /// The node, when it is known and live (error 3 otherwise, as the python server answers).
-    func readyNode(_ id: NodeID) async throws(APIError) -> NodeRecord {
+    /// Passes when the node is known and live (error 3 otherwise, as the python server answers).
+    /// An available node is one the runtime keeps, so the store is read only to explain a refusal:
+    /// not once per command.
+    func requireReadyNode(_ id: NodeID) async throws(APIError) {
+        if await runtime.isAvailable(id) { return }
         guard let record = try? hub.store.node(id) else {
             throw APIError(.nodeNotReady, "Node \(id.rawValue) does not exist")
         }
-        guard await runtime.isAvailable(id) else {
-            throw APIError(.nodeNotReady, "Node \(id.rawValue) (\(record.name)) is not available; check that it is powered and on this network")
-        }
-        return record
+        throw APIError(.nodeNotReady, "Node \(id.rawValue) (\(record.name)) is not available; check that it is powered and on this network")
     }
 
     /// An interaction client on the node's live session, with a bound on every request.
@@ -94,7 +94,7 @@ extension HubService {
 
     func deviceCommand(_ a: DeviceCommandArguments) async throws(APIError) -> JSONValue {
         let id = NodeID(a.nodeID)
-        _ = try await readyNode(id)
+        try await requireReadyNode(id)
         guard let command = DeviceCommandCatalog.command(cluster: a.clusterID, name: a.commandName) else {
             throw APIError(.unknownError, "command \(a.commandName) of cluster \(a.clusterID) is not supported by this hub")
         }
@@ -125,7 +125,7 @@ extension HubService {
     }
 
     func read(_ id: NodeID, _ patterns: [AttributePathPattern]) async throws(APIError) -> JSONValue {
-        _ = try await readyNode(id)
+        try await requireReadyNode(id)
         let client = try await client(id)
         let paths = patterns.map { (p: AttributePathPattern) -> AttributePathIB in
             AttributePathIB(endpoint: p.endpoint.map { EndpointID($0) }, cluster: p.cluster.map { ClusterID($0) },
@@ -152,7 +152,7 @@ extension HubService {
         guard let path = pattern.concrete else {
             throw APIError(.invalidArguments, "write_attribute needs a concrete path (no wildcards), got \(pattern)")
         }
-        _ = try await readyNode(id)
+        try await requireReadyNode(id)
         let concrete = ConcreteAttributePath(EndpointID(path.endpoint), ClusterID(path.cluster), AttributeID(path.attribute))
         // The attribute's type: from the schema, else from the value the node reported, else none.
         let reported = await runtime.attributes(of: id)[concrete]
@@ -200,7 +200,7 @@ extension HubService {
     }
 
     func openWindow(_ id: NodeID, timeout: Int) async throws(APIError) -> JSONValue {
-        _ = try await readyNode(id)
+        try await requireReadyNode(id)
         // AdministratorCommissioning's AcceptedCommandList must hold OpenCommissioningWindow (0).
         let accepted = await runtime.attributes(of: id)[ConcreteAttributePath(0, .administratorCommissioning, 0xFFF9)]
         guard case .container(_, let commands)? = accepted?.value, commands.contains(where: { $0.value == .unsigned(0) }) else {

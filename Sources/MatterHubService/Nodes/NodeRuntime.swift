@@ -28,12 +28,16 @@ public actor NodeRuntime {
         /// The highest event number the node reported to this hub (since the hub started).
         var lastEventNumber: UInt64?
         var work: Task<Void, Never>?
-        var wake: Task<Void, Never>?
+        /// The lifecycle's next tick (a lapse deadline, a retry), with the id it fires with.
+        var wake: (id: UInt64, timer: ClockTimer)?
     }
 
     private let hub: Hub
     private let clock = ContinuousClock()
     private let epoch: ContinuousClock.Instant
+    /// Ticks are reset by every report: a clock timer each (no task, no wake-up to arm or cancel).
+    private let timers = SystemClock()
+    private var wakeIDs: UInt64 = 0
     private var nodes: [NodeID: Node] = [:]
     private let continuation: AsyncStream<NodeUpdate>.Continuation
     /// Every change, in order: attribute values and availability.
@@ -85,7 +89,7 @@ public actor NodeRuntime {
     public func remove(_ nodeID: NodeID) async {
         handle(nodeID, .stop)
         nodes[nodeID]?.work?.cancel()
-        nodes[nodeID]?.wake?.cancel()
+        nodes[nodeID]?.wake?.timer.cancel()
         nodes[nodeID] = nil
         unsaved[nodeID] = nil
         await hub.dropSession(for: nodeID)
@@ -177,13 +181,14 @@ public actor NodeRuntime {
         case .setAvailable(let available):
             continuation.yield(.availability(nodeID, available))
         case .wake(let at):
-            nodes[nodeID]?.wake?.cancel()
+            nodes[nodeID]?.wake?.timer.cancel()
             let delay = at > now ? at - now : 0
-            nodes[nodeID]?.wake = Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(Int64(delay)))
-                guard !Task.isCancelled else { return }
-                await self?.event(nodeID, .tick)
+            wakeIDs += 1
+            let id = wakeIDs
+            let timer = timers.schedule(at: timers.now() + delay) { [weak self] in
+                Task { await self?.wakeFired(nodeID, id) }
             }
+            nodes[nodeID]?.wake = (id, timer)
         }
     }
 
@@ -212,6 +217,13 @@ public actor NodeRuntime {
     }
 
     private func event(_ nodeID: NodeID, _ event: NodeLifecycle.Event) { handle(nodeID, event) }
+
+    /// A tick, unless a later `.wake` replaced the timer that fired (or the node was removed).
+    private func wakeFired(_ nodeID: NodeID, _ id: UInt64) {
+        guard nodes[nodeID]?.wake?.id == id else { return }
+        nodes[nodeID]?.wake = nil
+        handle(nodeID, .tick)
+    }
 
     private func sessionEstablished(_ nodeID: NodeID, _ session: SessionHandle) {
         guard nodes[nodeID] != nil else { return }
