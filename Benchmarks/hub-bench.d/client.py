@@ -61,8 +61,9 @@ async def main(url, code, toggles):
         await client.disconnect()
 
 
-try:
-    asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20))
-except Exception as error:
-    print(json.dumps({"error": repr(error)}), flush=True)
-    sys.exit(1)
+if __name__ == "__main__":
+    try:
+        asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20))
+    except Exception as error:
+        print(json.dumps({"error": repr(error)}), flush=True)
+        sys.exit(1)

@@ -55,10 +55,31 @@ def one_node(lines):
         print(f"  {label:48} {fmt(ours)} {fmt(pms)} {ratio:>8} {goal:>6}{met}")
 
 
+def many_sequential(lines):
+    print("many nodes, commissioned one after another (as python-matter-server can), same devices, same 8.1.2 client")
+    rows = [("commissioned", lambda c: f"{c['commissioned']}/{c['count']}"),
+            ("commissioning wall (s)", lambda c: f"{c['wall_ms'] / 1000:.1f}"),
+            ("per device (ms, median)", lambda c: f"{statistics.median(c['commission_ms']):.0f}" if c["commission_ms"] else "-"),
+            ("idle CPU (% of one core)", lambda c: f"{c['idle_cpu_percent']:.2f}"),
+            ("resident memory (MB)", lambda c: f"{c['rss_kb'] / 1024:.1f}"),
+            ("round trip at 20/s (ms, median)", lambda c: f"{statistics.median(c['rtt_ms']):.1f}" if c["rtt_ms"] else "-"),
+            ("round trip at 20/s (ms, p99)", lambda c: f"{p99(c['rtt_ms']):.1f}" if c["rtt_ms"] else "-"),
+            ("commands failed", lambda c: str(c["command_errors"]))]
+    for n in sorted({l["n"] for l in lines}):
+        got = {l["server"]: l["client"] for l in lines if l["n"] == n}
+        print(f"  {n} devices {'':26} {'ours':>10} {'PMS':>10}")
+        for label, show in rows:
+            cells = [show(got[s]) if s in got and "error" not in got[s] else "failed" if s in got else "-" for s in ("ours", "pms")]
+            print(f"    {label:36} {cells[0]:>10} {cells[1]:>10}")
+        for server, client in got.items():
+            if "error" in client or client.get("failures"):
+                print(f"    {server}: {client.get('error') or client['failures']}")
+
+
 def main(path):
     with open(path) as f:
         lines = [json.loads(line) for line in f if line.strip()]
-    sections = {"one-node": one_node}
+    sections = {"one-node": one_node, "many-sequential": many_sequential}
     for name, show in sections.items():
         chosen = [l for l in lines if l.get("section") == name]
         if chosen:
