@@ -61,9 +61,12 @@ final class Mailbox: Sendable {
                     if !s.queue.isEmpty { return .success(s.queue.removeFirst()) }
                     if let f = s.failure { return .failure(f) }
                     if Task.isCancelled { return .failure(.cancelled) }
-                    // Fires on another thread (it takes this lock only after it is released).
+                    // The timeout ends the receive from a task, not on the timer's thread: a reply
+                    // that arrived in time but waits for a busy pool is then delivered first (its
+                    // job was queued first), as it was when the timeout was a sleeping task. Ended
+                    // on the timer's thread, a starved test run saw replies "not received".
                     let timeout = clock.schedule(at: deadline) { [weak self] in
-                        self?.end(id, throwing: onTimeout())
+                        Task { self?.end(id, throwing: onTimeout()) }
                     }
                     s.waiter = Waiter(id: id, continuation: continuation, timeout: timeout)
                     return nil

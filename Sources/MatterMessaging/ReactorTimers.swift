@@ -88,8 +88,10 @@ final class ReactorTimers: Sendable {
     }
 
     private func arm(_ s: inout State, at deadline: ContinuousClock.Instant) {
-        let delay = max(.zero, deadline - .now).components
-        let nanoseconds = UInt64(delay.seconds) &* 1_000_000_000 &+ UInt64(delay.attoseconds / 1_000_000_000)
+        // At most a year ahead (a far deadline is re-armed when it comes nearer): the
+        // nanoseconds of a huge one would overflow.
+        let delay = min(max(.zero, deadline - .now), .seconds(365 * 24 * 3600)).components
+        let nanoseconds = UInt64(delay.seconds) * 1_000_000_000 + UInt64(delay.attoseconds / 1_000_000_000)
         s.armed = cnet_timerfd_arm(fd, nanoseconds) == 0 ? deadline : nil
     }
 }
