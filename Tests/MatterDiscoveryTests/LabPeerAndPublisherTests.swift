@@ -25,8 +25,15 @@ struct CircuitMatterDiscoveryTests {
         try #require(ready != nil, "CircuitMatter did not start: \(device.text)")
         #expect(device.text.contains("MT:MNOA55UM00KA0648G00"), "the fixed setup code gives the known QR payload")
 
-        async let long = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--discriminator", "3840"])
-        async let short = LabDiscoveryTests.discoverOnce(lab, ["commissionable", "--short-discriminator", "15"])
+        let publisher = lab.hosts[LabDiscoveryTests.publisher]
+        let resolved: @Sendable ([[String: Any]]) -> Bool = { results in
+            results.contains { r in
+                let ips = (r["addresses"] as? [[String: Any]] ?? []).compactMap { $0["ip"] as? String }
+                return r["port"] as? Int == 5541 && ips.contains(publisher.ipv4) && ips.contains(publisher.ipv6)
+            }
+        }
+        async let long = LabDiscoveryTests.discover(lab, ["commissionable", "--discriminator", "3840"], until: resolved)
+        async let short = LabDiscoveryTests.discover(lab, ["commissionable", "--short-discriminator", "15"], until: resolved)
         for (label, results) in [("long", try await long), ("short", try await short)] {
             let d = try #require(results.first { $0["port"] as? Int == 5541 }, "\(label): not found: \(results)")
             #expect(d["discriminator"] as? Int == 3840, "\(label)")
@@ -90,7 +97,9 @@ struct LabPublisherTests {
         let all = try await withThrowingTaskGroup(of: ([String], [[String: any Sendable]]).self) { group in
             for filter in filters {
                 group.addTask {
-                    let results = try await LabDiscoveryTests.discoverOnce(lab, ["commissionable"] + filter, timeout: 1.5)
+                    let results = try await LabDiscoveryTests.discover(lab, ["commissionable"] + filter, timeout: 1.5) {
+                        $0.contains { $0["instance"] as? String == name }
+                    }
                     return (filter, results.map { $0.mapValues { "\($0)" } })
                 }
             }
