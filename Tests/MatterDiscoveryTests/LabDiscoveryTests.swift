@@ -32,7 +32,7 @@ struct LabDiscoveryTests {
         defer { matching.kill9(); other.kill9() }
         let args = filter.map { $0 == "<M>" ? m : $0 }
         let results = try await Self.discover(lab, ["commissionable"] + args) { results in
-            Self.hasResolved(results, instance: m, on: lab.hosts[Self.publisher])
+            Self.hasResolved(results, on: lab.hosts[Self.publisher]) { $0["instance"] as? String == m }
                 && (!filter.isEmpty || results.contains { $0["instance"] as? String == n })
         }
         let found = try #require(results.first { $0["instance"] as? String == m }, "M not found with \(args): \(results)")
@@ -239,11 +239,12 @@ struct LabDiscoveryTests {
         return results
     }
 
-    /// Whether `results` has `instance` with both of `host`'s addresses (see expectAddresses).
-    static func hasResolved(_ results: [[String: Any]], instance: String, on host: LabHost) -> Bool {
+    /// Whether `results` has a result that `matches` with both of `host`'s addresses (see
+    /// expectAddresses).
+    static func hasResolved(_ results: [[String: Any]], on host: LabHost, where matches: ([String: Any]) -> Bool) -> Bool {
         results.contains { r in
             let ips = (r["addresses"] as? [[String: Any]] ?? []).compactMap { $0["ip"] as? String }
-            return r["instance"] as? String == instance && ips.contains(host.ipv4) && ips.contains(host.ipv6)
+            return matches(r) && ips.contains(host.ipv4) && ips.contains(host.ipv6)
         }
     }
 

@@ -27,10 +27,7 @@ struct CircuitMatterDiscoveryTests {
 
         let publisher = lab.hosts[LabDiscoveryTests.publisher]
         let resolved: @Sendable ([[String: Any]]) -> Bool = { results in
-            results.contains { r in
-                let ips = (r["addresses"] as? [[String: Any]] ?? []).compactMap { $0["ip"] as? String }
-                return r["port"] as? Int == 5541 && ips.contains(publisher.ipv4) && ips.contains(publisher.ipv6)
-            }
+            LabDiscoveryTests.hasResolved(results, on: publisher) { $0["port"] as? Int == 5541 }
         }
         async let long = LabDiscoveryTests.discover(lab, ["commissionable", "--discriminator", "3840"], until: resolved)
         async let short = LabDiscoveryTests.discover(lab, ["commissionable", "--short-discriminator", "15"], until: resolved)
