@@ -1,4 +1,7 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A message a client sent.
 public enum WebSocketMessage: Hashable, Sendable {
@@ -6,8 +9,11 @@ public enum WebSocketMessage: Hashable, Sendable {
     case binary([UInt8])
 }
 
-/// One upgraded WebSocket connection. Sending never blocks: frames go into a bounded queue that
-/// the server's I/O thread drains; a client that lets the queue fill up is disconnected.
+/// One upgraded WebSocket connection. Sending never blocks: when nothing is queued or being
+/// written, the sender writes the frame to the (non-blocking) socket itself, which spares a
+/// wake-up of the I/O thread per message; otherwise, or for what the socket did not take, the
+/// frame goes into a bounded queue that the I/O thread drains. A client that lets the queue fill
+/// up is disconnected.
 public final class WebSocketConnection: Sendable, Hashable, CustomStringConvertible {
     /// Unique per server run.
     public let id: UInt64
@@ -39,6 +45,12 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         var closeFrameIndex: Int?
         /// The code and reason of the close frame the application queued.
         var closeInfo: (code: WebSocketCloseCode, reason: String)?
+        /// The socket, while the I/O thread has nothing queued or half-written for it: a sender
+        /// may then write a whole frame itself, under this lock. The I/O thread clears it (under
+        /// the lock) before it writes anything, and before it closes the socket.
+        var directFD: Int32?
+        /// What a sender's write left unwritten: the I/O thread writes it before anything else.
+        var partial: [UInt8] = []
 
         var count: Int { frames.count - head }
 
@@ -75,14 +87,24 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
 
     @discardableResult
     private func enqueue(_ frame: [UInt8], isClose: Bool) -> Bool {
-        let queued = outbox.withLock { box -> Bool in
-            guard box.state == .open else { return false }
+        enum Outcome { case written, queued, refused }
+        let outcome = outbox.withLock { box -> Outcome in
+            guard box.state == .open else { return .refused }
+            if !isClose, let fd = box.directFD {
+                let n = frame.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                if n == frame.count { return .written }
+                // Short write, a full socket or an error: the I/O thread takes over from here
+                // (and meets the error itself).
+                box.directFD = nil
+                box.partial = n > 0 ? Array(frame[n...]) : frame
+                return .queued
+            }
             if !isClose, box.count + 1 > limits.messages || box.bytes + frame.count > limits.bytes {
                 box.state = .overflowed
                 box.frames = []
                 box.head = 0
                 box.bytes = 0
-                return true  // wake the loop so it drops the connection
+                return .queued  // wake the loop so it drops the connection
             }
             if isClose {
                 box.state = .closeQueued
@@ -90,10 +112,15 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
             }
             box.frames.append(frame)
             box.bytes += frame.count
-            return true
+            return .queued
         }
-        if queued { wake() }
-        return queued && outbox.withLock { $0.state != .overflowed }
+        switch outcome {
+        case .written: return true
+        case .refused: return false
+        case .queued:
+            wake()
+            return outbox.withLock { $0.state != .overflowed }
+        }
     }
 
     /// Whether the connection still accepts messages.

@@ -347,7 +347,10 @@ public final class WebSocketServer: Sendable {
                 switch event {
                 case .text(let payload): server.delegate.connection(connection, received: .text(payload))
                 case .binary(let payload): server.delegate.connection(connection, received: .binary(payload))
-                case .ping(let payload): peer.control.append(WebSocketFrame.encode(.pong, payload))
+                case .ping(let payload):
+                    // Taken over first, so a message sent after this ping cannot pass its pong.
+                    takeOverWrites(peer)
+                    peer.control.append(WebSocketFrame.encode(.pong, payload))
                 case .pong: break
                 case .close(let code, let reason):
                     // Echo the close (section 5.5.1) and finish once it is written.
@@ -387,13 +390,15 @@ public final class WebSocketServer: Sendable {
                 drop(fd, code: .policyViolation, reason: "the client read too slowly (send queue full)")
                 return
             }
+            takeOverWrites(peer)
             while true {
                 if peer.writeOffset >= peer.writeBuffer.count {
                     peer.writeBuffer = []
                     peer.writeOffset = 0
                     if !peer.control.isEmpty {
                         peer.writeBuffer = peer.control.removeFirst()
-                    } else if case .open = peer.phase, let c = peer.connection, let (frame, isClose) = c.outbox.withLock({ $0.pop() }) {
+                    } else if case .open = peer.phase, let c = peer.connection,
+                              let (frame, isClose) = c.outbox.withLock({ popOrHandOver(&$0, peer) }) {
                         peer.writeBuffer = frame
                         if isClose {
                             peer.closeFrameQueuedByApp = true
@@ -433,6 +438,32 @@ public final class WebSocketServer: Sendable {
             }
         }
 
+        /// Ends senders' direct writes before this thread writes (see `Outbox.directFD`), and
+        /// takes what the last one left unwritten.
+        func takeOverWrites(_ peer: Peer) {
+            guard let c = peer.connection else { return }
+            let rest = c.outbox.withLock { box -> [UInt8] in
+                box.directFD = nil
+                defer { box.partial = [] }
+                return box.partial
+            }
+            guard !rest.isEmpty else { return }
+            if peer.writeOffset >= peer.writeBuffer.count {
+                peer.writeBuffer = rest
+                peer.writeOffset = 0
+            } else {
+                peer.control.insert(rest, at: 0)  // not reached: senders write only when nothing is in flight
+            }
+        }
+
+        /// The next queued frame; when there is none and nothing else is due, hands the socket
+        /// to senders until this thread next takes over.
+        func popOrHandOver(_ box: inout WebSocketConnection.Outbox, _ peer: Peer) -> (frame: [UInt8], isClose: Bool)? {
+            if let next = box.pop() { return next }
+            if box.state == .open, !peer.finishAfterWrite { box.directFD = peer.fd }
+            return nil
+        }
+
         static func closeFields(of peer: Peer) -> (WebSocketCloseCode, String) {
             (peer.appCloseCode ?? .normal, peer.appCloseReason ?? "closed by the server")
         }
@@ -452,6 +483,8 @@ public final class WebSocketServer: Sendable {
             guard let peer = connections.removeValue(forKey: fd) else { return }
             peer.connection?.outbox.withLock { box in
                 box.state = .closed
+                box.directFD = nil  // before close(fd): the number may be reused at once
+                box.partial = []
                 box.frames = []
                 box.head = 0
                 box.bytes = 0

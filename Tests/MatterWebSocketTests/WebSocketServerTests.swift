@@ -159,4 +159,52 @@ final class EchoDelegate: WebSocketServerDelegate {
             #expect(try await fast.nextText() == "unaffected")
         }
     }
+
+    /// Senders write to the socket themselves while nothing is queued; when the socket is full
+    /// the rest of a frame goes to the I/O thread. Whatever the mix, and with pongs the I/O
+    /// thread writes in between, every frame arrives whole and each sender's frames in order.
+    @Test func concurrentSendersFramesArriveWholeAndInOrder() async throws {
+        try await withServer { server, delegate in
+            let client = try WebSocketTestClient(port: server.tcpPort!)
+            try await client.upgrade()
+            try await Task.sleep(for: .milliseconds(100))
+            let connection = try #require(delegate.opened.withLock { $0.first })
+            let senders = 4, perSender = 60
+            // Sizes from a few bytes to 200 KB, so some frames fill the socket midway.
+            func message(_ sender: Int, _ n: Int) -> [UInt8] {
+                let size = [5, 300, 70_000, 200_000][(sender + n) % 4]
+                return Array("\(sender) \(n) ".utf8) + [UInt8](repeating: UInt8(0x61 + (sender * 7 + n) % 26), count: size)
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for s in 0..<senders {
+                    group.addTask {
+                        for n in 0..<perSender {
+                            _ = connection.send(text: message(s, n))
+                            if n % 10 == 0 { await Task.yield() }
+                        }
+                    }
+                }
+                group.addTask { try? await client.send(.ping, [9]) }
+            }
+            var next = [Int](repeating: 0, count: senders)
+            var pongs = 0
+            while next.reduce(0, +) < senders * perSender {
+                switch try await client.next() {
+                case .text(let t)?:
+                    let fields = t.split(separator: 0x20, maxSplits: 2)
+                    let s = try #require(Int(String(decoding: fields[0], as: UTF8.self)))
+                    let n = try #require(Int(String(decoding: fields[1], as: UTF8.self)))
+                    #expect(n == next[s], "sender \(s): message \(n) arrived when \(next[s]) was due")
+                    #expect(t == message(s, n), "sender \(s) message \(n) arrived altered")
+                    next[s] = n + 1
+                case .pong?: pongs += 1
+                case let other: Issue.record("unexpected \(String(describing: other))"); return
+                }
+            }
+            try await client.send(.ping, [10])
+            while case .pong? = try await client.next() { pongs += 1; break }
+            #expect(pongs == 2)
+            #expect(connection.isOpen)
+        }
+    }
 }
