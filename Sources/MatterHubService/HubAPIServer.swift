@@ -130,7 +130,7 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     // MARK: Commands
 
     /// Reads one connection's messages in order. start_listening is answered in line (so its
-    /// result is the next frame); every other command runs as its own task, in a discarding
+    /// result is the next frame); every other command runs as its own (immediate) task, in a discarding
     /// group: a plain task group keeps every finished child until the connection ends (13 KB a
     /// command, 25 MB over a day of a client sending ten commands a second).
     private func serve(_ connection: WebSocketConnection, _ inbox: AsyncStream<WebSocketMessage>) async {
@@ -170,7 +170,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                     await startListening(connection, messageID: command.messageID)
                     continue
                 }
-                group.addTask { await self.run(decoded, id: command.messageID, on: connection) }
+                // Immediate: the command runs on this thread up to its first suspension (for a
+                // device command, until its request is sent) instead of waking another thread.
+                group.addImmediateTask { await self.run(decoded, id: command.messageID, on: connection) }
             }
         }
     }

@@ -65,6 +65,6 @@ public final class Exchange: Sendable {
 
     /// The peer's current address on this exchange's session.
     public func peerAddress() async -> PeerAddress? {
-        await manager.peerAddress(of: session)
+        manager.peerAddress(of: session)
     }
 }

@@ -117,6 +117,15 @@ public protocol MessageTransport: Sendable {
     /// The local UDP port, where there is one.
     var localPort: UInt16 { get }
     func close()
+    /// From now on hands each arriving datagram to `handler` on the transport's reading thread,
+    /// instead of to `incoming`; false when the transport cannot (then `incoming` stays).
+    /// `handler` must be short and must not close this transport or send on it (it may run under
+    /// the reader's locks): resume a continuation, start a task.
+    func deliverDirectly(to handler: @escaping @Sendable (Datagram) -> Void) -> Bool
+}
+
+extension MessageTransport {
+    public func deliverDirectly(to handler: @escaping @Sendable (Datagram) -> Void) -> Bool { false }
 }
 
 /// The largest Matter message over IPv6 UDP: 1280-byte minimum MTU less IPv6 and UDP headers.

@@ -4,6 +4,7 @@ import MatterCommissioning
 import MatterHome
 import MatterInteraction
 import MatterMessaging
+import MatterPlatform
 import MatterServerAPI
 import Synchronization
 import MatterTLV

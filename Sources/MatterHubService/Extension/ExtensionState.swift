@@ -1,4 +1,5 @@
 import MatterHome
+import MatterPlatform
 import MatterServerAPI
 import Synchronization
 

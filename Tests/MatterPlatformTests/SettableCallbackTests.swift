@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import MatterHubService
+import MatterPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
