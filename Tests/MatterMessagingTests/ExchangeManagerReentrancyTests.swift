@@ -3,7 +3,7 @@ import MatterMessaging
 import Synchronization
 import Testing
 
-/// The manager is an actor: while its MRP timer awaits a send for one session, other calls run.
+/// The manager never holds its lock across a send: while its MRP timer awaits a send for one session, other calls run.
 /// What they change (a send that advances another session's counter, a removed session) must
 /// survive the timer's return: the timer must not write back state it read before the await.
 @Suite struct ExchangeManagerReentrancyTests {
