@@ -55,6 +55,13 @@ public actor VirtualDevice {
     /// The report pump's sleep: its continuation and the timer that ends it.
     private var reportSleep: (continuation: CheckedContinuation<Void, Never>, timer: ClockTimer)?
     private var wakePending = false
+    /// The interaction a task serves (inherited by the tasks it starts), and those still open:
+    /// a change an interaction makes is reported once its response is out, as the SDK's
+    /// reporting engine runs after the message that caused it. Woken at once, the report was
+    /// built while the response was, on the other core of two, and delayed it.
+    @TaskLocal static var servedInteraction: UInt64?
+    private var openInteractions: Set<UInt64> = []
+    private var interactionIDs: UInt64 = 0
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
@@ -282,7 +289,21 @@ public actor VirtualDevice {
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
         guard let c = dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
+        // Checked after the change is recorded: an interaction that ended meanwhile has woken
+        // the pump already, and this wake finds the change.
+        if let id = Self.servedInteraction, openInteractions.contains(id) { return }  // its end wakes the pump
         wakeReportPump()
+    }
+
+    private func beginInteraction() -> UInt64 {
+        interactionIDs += 1
+        openInteractions.insert(interactionIDs)
+        return interactionIDs
+    }
+
+    private func endInteraction(_ id: UInt64) {
+        openInteractions.remove(id)
+        wakeReportPump()  // its changes, and a subscription that started or ended
     }
 
     /// Withdraws the adverts and closes the socket.
@@ -315,19 +336,22 @@ public actor VirtualDevice {
             context = IMSessionContext(fabricIndex: fabric, peerNodeID: node, authMode: .case, caseAuthenticatedTags: cats,
                                        sessionID: session.localSessionID)
         }
-        var responder = server.exchange(context: context)
-        var message = first
-        while message.protocolID == .interactionModel {
-            let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
-            guard let reply else { break }
-            if faults.contains(.dropResponses) { break }
-            if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
-            do { try await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) } catch { break }
-            if responder.isFinished { break }
-            do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
+        let id = await beginInteraction()
+        await Self.$servedInteraction.withValue(id) {
+            var responder = server.exchange(context: context)
+            var message = first
+            while message.protocolID == .interactionModel {
+                let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
+                guard let reply else { break }
+                if faults.contains(.dropResponses) { break }
+                if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
+                do { try await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) } catch { break }
+                if responder.isFinished { break }
+                do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
+            }
         }
         await exchange.close()
-        await wakeReportPump()  // a subscription may have started or ended
+        await endInteraction(id)
     }
 
     // MARK: Hooks from the core
