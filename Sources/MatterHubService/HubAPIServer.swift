@@ -79,6 +79,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         var knownNodes: Set<UInt64> = []
         /// Sent `matterhub/enable`: gets the extension commands and events.
         var extensionsEnabled = false
+        /// Messages in the inbox that `serve` has not finished handing off yet.
+        var queued = 0
     }
 
     var counts: (open: Int, listening: Int) {
@@ -107,8 +109,32 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     }
 
     func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
-        _ = clients.withLock { $0[connection.id]?.inbox.yield(message) }
+        if let (command, id) = quickCommand(message, on: connection) {
+            Task { await self.run(command, id: id, on: connection) }
+            return
+        }
+        clients.withLock { c in
+            guard c[connection.id] != nil else { return }
+            c[connection.id]!.queued += 1
+            c[connection.id]!.inbox.yield(message)
+        }
     }
+
+    /// A small, well-formed plain command, decoded here when nothing of this connection waits in
+    /// its inbox (so it cannot pass an earlier message): its task starts at once. Through the
+    /// inbox, the reading task woke one thread and the command's task another, and the second
+    /// preempted the first on its core. Everything else (start_listening, the extensions,
+    /// anything malformed, large messages) goes through `serve`, which answers it.
+    private func quickCommand(_ message: WebSocketMessage, on connection: WebSocketConnection) -> (ServerCommand, String)? {
+        guard case .text(let text) = message, text.count <= Self.quickCommandLimit,
+              clients.withLock({ $0[connection.id]?.queued == 0 }),
+              let command = try? CommandMessage.parse(text), !HubCommandName.isExtension(command.command),
+              let decoded = try? ServerCommand.decode(command), decoded != .startListening else { return nil }
+        return (decoded, command.messageID)
+    }
+
+    /// Parsed on the I/O thread only up to this size, so no client holds that thread for long.
+    static let quickCommandLimit = 4096
 
     func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         let client = clients.withLock { $0.removeValue(forKey: connection.id) }
@@ -130,12 +156,13 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     // MARK: Commands
 
     /// Reads one connection's messages in order. start_listening is answered in line (so its
-    /// result is the next frame); every other command runs as its own (immediate) task, in a discarding
+    /// result is the next frame); every other command runs as its own task, in a discarding
     /// group: a plain task group keeps every finished child until the connection ends (13 KB a
     /// command, 25 MB over a day of a client sending ten commands a second).
     private func serve(_ connection: WebSocketConnection, _ inbox: AsyncStream<WebSocketMessage>) async {
         await withDiscardingTaskGroup { group in
             for await message in inbox {
+                defer { clients.withLock { _ = $0[connection.id]?.queued -= 1 } }
                 guard case .text(let text) = message else {
                     connection.close(.unsupportedData, reason: "binary frames are not accepted; send JSON text")
                     return
@@ -170,9 +197,7 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                     await startListening(connection, messageID: command.messageID)
                     continue
                 }
-                // Immediate: the command runs on this thread up to its first suspension (for a
-                // device command, until its request is sent) instead of waking another thread.
-                group.addImmediateTask { await self.run(decoded, id: command.messageID, on: connection) }
+                group.addTask { await self.run(decoded, id: command.messageID, on: connection) }
             }
         }
     }

@@ -18,7 +18,10 @@ public final class MessagingIMExchange: IMExchange {
 
     deinit {
         let e = exchange
-        Task { await e.close() }
+        // Immediate: closing (and the acknowledgement it may send) runs here and now. A plain
+        // task woke another thread, which then preempted this one just as it was about to
+        // answer: the hub's reply to a command waited for the exchange's close.
+        Task.immediate { await e.close() }
     }
 
     public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {

@@ -56,6 +56,27 @@ import TestSupport
         }
     }
 
+    /// Commands that arrive right behind start_listening (in the same read) are answered after
+    /// its dump, never before: commands decoded on the I/O thread must not pass a message that
+    /// waits for the connection's reading task.
+    @Test func commandsBehindStartListeningComeAfterTheDump() async throws {
+        try await withServer { _, _, port in
+            let c = try await connect(port)
+            _ = try await message(c)
+            var burst = WebSocketFrame.encode(.text, Array(command("L", "start_listening").utf8), maskingKey: [1, 2, 3, 4])
+            for i in 0..<20 {
+                burst += WebSocketFrame.encode(.text, Array(command("s\(i)", "server_info").utf8), maskingKey: [5, 6, 7, 8])
+            }
+            try await c.sendRaw(burst)
+            guard case .success("L", _) = try await message(c) else { Issue.record("a result came before the dump"); return }
+            var answered = Set<String>()
+            for _ in 0..<20 {
+                if case .success(let id, _) = try await message(c) { answered.insert(id) }
+            }
+            #expect(answered == Set((0..<20).map { "s\($0)" }))
+        }
+    }
+
     @Test func resultsByMessageIDInAnyOrder() async throws {
         try await withServer { _, _, port in
             let c = try await connect(port)
