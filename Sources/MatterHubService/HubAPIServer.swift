@@ -1,3 +1,4 @@
+import MatterInteractionMessaging
 import MatterServerAPI
 import MatterWebSocket
 import Synchronization
@@ -203,13 +204,28 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     }
 
     private func run(_ command: ServerCommand, id: String, on connection: WebSocketConnection) async {
-        do throws(APIError) {
-            let result = try await answer(command)
-            send(.success(messageID: id, result: result), to: connection)
-        } catch {
+        // A one-interaction command answers before it acknowledges the device's reply.
+        let deferred: DeferredExchangeClose? = switch command {
+        case .deviceCommand, .readAttribute, .writeAttribute: DeferredExchangeClose()
+        default: nil
+        }
+        let outcome: Result<JSONValue, APIError>
+        if let deferred {
+            outcome = await deferred.run { await self.result(of: command) }
+        } else {
+            outcome = await result(of: command)
+        }
+        switch outcome {
+        case .success(let result): send(.success(messageID: id, result: result), to: connection)
+        case .failure(let error):
             log("api: \(command.name.rawValue) failed: \(error)")
             send(.error(messageID: id, error), to: connection)
         }
+        await deferred?.closeAll()
+    }
+
+    private func result(of command: ServerCommand) async -> Result<JSONValue, APIError> {
+        do throws(APIError) { return .success(try await answer(command)) } catch { return .failure(error) }
     }
 
     /// Whether the connection may use the extensions; `enable` turns them on first (in line, so

@@ -1,5 +1,6 @@
 import MatterInteraction
 import MatterMessaging
+import Synchronization
 
 /// The Interaction Model's exchange boundary over a MatterMessaging exchange (protocol 0x0001):
 /// the one glue between the two layers, for clients (the commissioner, the hub) and for the
@@ -18,6 +19,7 @@ public final class MessagingIMExchange: IMExchange {
 
     deinit {
         let e = exchange
+        if let deferred = DeferredExchangeClose.current, deferred.hold(e) { return }
         // Immediate: closing (and the acknowledgement it may send) runs here and now. A plain
         // task woke another thread, which then preempted this one just as it was about to
         // answer: the hub's reply to a command waited for the exchange's close.
@@ -53,5 +55,37 @@ extension InteractionClient {
         InteractionClient {
             MessagingIMExchange(exchange: try await manager.newExchange(on: session), timeout: timeout)
         }
+    }
+}
+
+/// Holds the exchanges that interactions let go of while a task runs `run(_:)`, and closes them
+/// (sending the acknowledgements they owe) when `closeAll()` is called: the hub answers its
+/// client first and acknowledges the device's reply right after, instead of the other way round.
+/// For one short interaction only (a command, a read): the peer retransmits what is not
+/// acknowledged within its MRP interval.
+public final class DeferredExchangeClose: Sendable {
+    @TaskLocal static var current: DeferredExchangeClose?
+    /// Nil once `closeAll` ran: a task that `body` started and that outlives it (it inherits
+    /// the task local) then closes its exchanges itself.
+    private let held = Mutex<[Exchange]?>([])
+
+    public init() {}
+
+    /// Runs `body` with this collector in place.
+    public func run<R: Sendable>(_ body: () async -> R) async -> R {
+        await Self.$current.withValue(self) { await body() }
+    }
+
+    /// False when it is too late to hold `exchange`.
+    func hold(_ exchange: Exchange) -> Bool {
+        held.withLock { h in
+            guard h != nil else { return false }
+            h!.append(exchange)
+            return true
+        }
+    }
+
+    public func closeAll() async {
+        for e in held.withLock({ h in defer { h = nil }; return h ?? [] }) { await e.close() }
     }
 }
