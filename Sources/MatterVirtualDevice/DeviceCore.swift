@@ -65,6 +65,10 @@ actor DeviceCore: InteractionDevice {
     let basicWindow: CommissioningWindow
     private let store: DeviceStateStore?
     private var hooks: DeviceHooks
+    /// Interactions being answered, and the clusters each changed: reported when it ends
+    /// (`VirtualDevice.servedInteraction`).
+    private var openInteractions: [UInt64: [ClusterPathIB]] = [:]
+    private var interactionIDs: UInt64 = 0
     /// The time the window and fail-safe timers run on.
     nonisolated let clock: any MatterClock
 
@@ -268,8 +272,26 @@ actor DeviceCore: InteractionDevice {
     func bump(_ endpoint: EndpointID, _ cluster: ClusterID) {
         let key = ClusterPathIB(endpoint: endpoint, cluster: cluster)
         versions[key] = (versions[key] ?? UInt32.random(in: 0...UInt32.max)) &+ 1
+        // Made by an interaction still being answered: told when it ends, after its response,
+        // with no task started meanwhile (one woke a thread that preempted the response). A
+        // timer that interaction started inherits its ID, but runs after it ended.
+        if let id = VirtualDevice.servedInteraction, openInteractions[id] != nil {
+            if !openInteractions[id]!.contains(key) { openInteractions[id]!.append(key) }
+            return
+        }
         let changed = hooks.clusterChanged
         Task { await changed(endpoint, cluster) }
+    }
+
+    func beginInteraction() -> UInt64 {
+        interactionIDs += 1
+        openInteractions[interactionIDs] = []
+        return interactionIDs
+    }
+
+    /// Ends an interaction; returns the clusters it changed.
+    func endInteraction(_ id: UInt64) -> [ClusterPathIB] {
+        openInteractions.removeValue(forKey: id) ?? []
     }
 
     func bumpFabricClusters() {

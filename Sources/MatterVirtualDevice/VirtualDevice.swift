@@ -55,13 +55,11 @@ public actor VirtualDevice {
     /// The report pump's sleep: its continuation and the timer that ends it.
     private var reportSleep: (continuation: CheckedContinuation<Void, Never>, timer: ClockTimer)?
     private var wakePending = false
-    /// The interaction a task serves (inherited by the tasks it starts), and those still open:
-    /// a change an interaction makes is reported once its response is out, as the SDK's
-    /// reporting engine runs after the message that caused it. Woken at once, the report was
-    /// built while the response was, on the other core of two, and delayed it.
+    /// The interaction a task serves (inherited by the tasks it starts): a change an
+    /// interaction makes is reported once its response is out, as the SDK's reporting engine
+    /// runs after the message that caused it (`DeviceCore.bump`). Reported at once, the report
+    /// was built while the response was, on the other core of two, and delayed it.
     @TaskLocal static var servedInteraction: UInt64?
-    private var openInteractions: Set<UInt64> = []
-    private var interactionIDs: UInt64 = 0
 
     /// Opens the UDP port and prepares everything; nothing answers until `start()`.
     public init(configuration: VirtualDeviceConfiguration) async throws(VirtualDeviceError) {
@@ -289,20 +287,15 @@ public actor VirtualDevice {
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
         guard let c = dataModel.cluster(endpoint, cluster) else { return }
         await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
-        // Checked after the change is recorded: an interaction that ended meanwhile has woken
-        // the pump already, and this wake finds the change.
-        if let id = Self.servedInteraction, openInteractions.contains(id) { return }  // its end wakes the pump
         wakeReportPump()
     }
 
-    private func beginInteraction() -> UInt64 {
-        interactionIDs += 1
-        openInteractions.insert(interactionIDs)
-        return interactionIDs
-    }
-
-    private func endInteraction(_ id: UInt64) {
-        openInteractions.remove(id)
+    /// After an interaction's last message: what it changed goes to the subscriptions.
+    private func interactionEnded(changing clusters: [ClusterPathIB]) async {
+        for c in clusters {
+            guard let cluster = dataModel.cluster(c.endpoint, c.cluster) else { continue }
+            await server.attributesChanged(cluster.attributes.map { ConcreteAttributePath(c.endpoint, c.cluster, $0) })
+        }
         wakeReportPump()  // its changes, and a subscription that started or ended
     }
 
@@ -336,7 +329,7 @@ public actor VirtualDevice {
             context = IMSessionContext(fabricIndex: fabric, peerNodeID: node, authMode: .case, caseAuthenticatedTags: cats,
                                        sessionID: session.localSessionID)
         }
-        let id = await beginInteraction()
+        let id = await core.beginInteraction()
         await Self.$servedInteraction.withValue(id) {
             var responder = server.exchange(context: context)
             var message = first
@@ -351,7 +344,7 @@ public actor VirtualDevice {
             }
         }
         await exchange.close()
-        await endInteraction(id)
+        await interactionEnded(changing: await core.endInteraction(id))
     }
 
     // MARK: Hooks from the core
