@@ -285,18 +285,20 @@ public actor VirtualDevice {
     }
 
     private func clusterChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
-        guard let c = dataModel.cluster(endpoint, cluster) else { return }
-        await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
+        await markChanged(endpoint, cluster)
         wakeReportPump()
     }
 
     /// After an interaction's last message: what it changed goes to the subscriptions.
     private func interactionEnded(changing clusters: [ClusterPathIB]) async {
-        for c in clusters {
-            guard let cluster = dataModel.cluster(c.endpoint, c.cluster) else { continue }
-            await server.attributesChanged(cluster.attributes.map { ConcreteAttributePath(c.endpoint, c.cluster, $0) })
-        }
+        for c in clusters { await markChanged(c.endpoint, c.cluster) }
         wakeReportPump()  // its changes, and a subscription that started or ended
+    }
+
+    /// Tells the server every attribute of the cluster changed (its data version moved).
+    private func markChanged(_ endpoint: EndpointID, _ cluster: ClusterID) async {
+        guard let c = dataModel.cluster(endpoint, cluster) else { return }
+        await server.attributesChanged(c.attributes.map { ConcreteAttributePath(endpoint, cluster, $0) })
     }
 
     /// Withdraws the adverts and closes the socket.
