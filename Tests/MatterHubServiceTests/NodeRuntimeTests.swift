@@ -2,12 +2,13 @@ import Foundation
 import MatterCertificates
 import MatterCommissioning
 import MatterDiscovery
-import MatterHome
+@testable import MatterHome
 @testable import MatterHubService
 import MatterInteraction
 import MatterMessaging
 import MatterTLV
 import MatterVirtualDevice
+import Synchronization
 import Testing
 import TestSupport
 
@@ -93,6 +94,50 @@ import TestSupport
         #expect(await restarted.attributes(of: nodeID)[onOff] == .bool(true))
         #expect(await restarted.attributes(of: nodeID)[ConcreteAttributePath(0, .basicInformation, 1)] != nil)
         await restarted.stop()
+        await device.shutdown()
+        await commissioner.home.close()
+    }
+
+    /// A stop returns only once the cache is in the store, also when the timer's write is still
+    /// under way (here: held by another connection's write lock). Before, a stop with nothing
+    /// left to write returned at once, and a hub started next on the state listed the node
+    /// without values (seen once in CI).
+    @Test func stopWaitsForTheCacheWriteUnderWay() async throws {
+        let configuration = VirtualDeviceConfiguration(passcode: 20_202_021, discriminator: 202, port: 0, advertises: false)
+        let device = try await VirtualDevice(configuration: configuration)
+        await device.start()
+        let port = await device.port
+        let state = NSTemporaryDirectory() + "matterhub-runtime-flush-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let hub = try Hub(stateDirectory: state,
+                          discovery: MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 202, port: port)])))
+        let commissioner = try await HomeMatterCommissioner(
+            hub: hub, options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
+        let nodeID = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
+        // Opened now: opening later would wait for the lock below.
+        let reader = try HubStore(directory: state)
+        #expect(try reader.attributeValues(for: nodeID).isEmpty)
+
+        let runtime = NodeRuntime(hub: hub)
+        try await runtime.start()
+        let updates = runtime.updates
+        await runtime.add(nodeID)
+        #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
+        let blocker = try SQLiteDatabase(path: state + "/hub.sqlite", flags: [.readWrite])
+        try blocker.exec("BEGIN IMMEDIATE")
+        // The timer's write starts and waits for the lock.
+        try await Task.sleep(for: .milliseconds(Int64(NodeRuntime.cacheWriteDelay) + 300))
+        let stopped = Mutex(false)
+        let stopping = Task {
+            await runtime.stop()
+            stopped.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!stopped.withLock { $0 }, "stop returned while the cache write was held")
+        try blocker.exec("ROLLBACK")
+        await stopping.value
+        let stored = try reader.attributeValues(for: nodeID)
+        #expect(stored[ConcreteAttributePath(0, .basicInformation, 1)] != nil, "\(stored.count) values stored")
         await device.shutdown()
         await commissioner.home.close()
     }

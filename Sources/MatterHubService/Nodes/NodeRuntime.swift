@@ -48,9 +48,11 @@ public actor NodeRuntime {
     /// handshakes run past their timeouts and retry, and all of them come up late.
     private var setupSlots: Int
     private var setupWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Cached values not yet written to the store, and the pending write.
+    /// Cached values not yet written to the store, the timer that writes them, and the write
+    /// under way (each write waits for the one before it).
     private var unsaved: [NodeID: [ConcreteAttributePath: [UInt8]]] = [:]
     private var flush: Task<Void, Never>?
+    private var writing: Task<Void, Never>?
     static let cacheWriteDelay: Milliseconds = 500
 
     /// `configure` adjusts each node's lifecycle (intervals, backoff) before it starts;
@@ -313,12 +315,20 @@ public actor NodeRuntime {
     /// report had 200 nodes' first subscriptions wait 20 s on the disk, with the actor blocked.
     /// A crash loses at most `cacheWriteDelay` of values, which the next subscription reads
     /// again; a stop writes them first.
+    /// It returns once every value cached before the call is in the store, including those of
+    /// a write already under way: a stop that returned earlier let the next hub on this state
+    /// read the store before the timer's write had committed, and list its nodes without values.
     private func flushCache() async {
         flush?.cancel()
         flush = nil
-        guard !unsaved.isEmpty else { return }
-        let batch = unsaved, store = hub.store
+        let batch = unsaved, store = hub.store, previous = writing
         unsaved = [:]
-        await Task.detached { try? store.storeAttributeValues(batch) }.value
+        let write = Task.detached {
+            await previous?.value
+            if !batch.isEmpty { try? store.storeAttributeValues(batch) }
+        }
+        writing = write
+        await write.value
+        if writing == write { writing = nil }
     }
 }
