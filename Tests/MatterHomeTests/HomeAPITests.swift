@@ -251,8 +251,7 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(codes.qr.hasPrefix("MT:") && codes.manual.count == 11)
             try await lamp.unpair()
             #expect(try await fixture.home.devices().isEmpty)
-            try await Task.sleep(for: .milliseconds(200))
-            #expect(await device.fabricIndexes.isEmpty)
+            #expect(await eventually(5) { await device.fabricIndexes.isEmpty })
         }
     }
 

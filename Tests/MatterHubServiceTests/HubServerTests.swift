@@ -97,7 +97,9 @@ import MatterTLV
         _ = try await first.service.handle(.deviceCommand(DeviceCommandArguments(
             nodeID: nodeID, endpointID: 1, clusterID: 6, commandName: "On")))
         // The report of the change reaches the cache before the hub stops.
-        try await Task.sleep(for: .milliseconds(300))
+        let onOff = AttributePath(endpoint: 1, cluster: 6, attribute: 0)
+        #expect(await eventually(10) { await first.service.nodes().first?.attributes[onOff] == .bool(true) },
+                "the On command's report did not reach the first hub's cache")
         await first.stop()
 
         let clock = ContinuousClock()
@@ -106,7 +108,7 @@ import MatterTLV
         try await second.start(log: { _ in })
         let listed = await second.service.nodes()
         #expect(listed.map(\.nodeID) == [nodeID])
-        #expect(listed.first?.attributes[AttributePath(endpoint: 1, cluster: 6, attribute: 0)] == .bool(true))
+        #expect(listed.first?.attributes[onOff] == .bool(true))
         #expect(listed.first?.attributes[AttributePath(endpoint: 0, cluster: 40, attribute: 1)]?.string?.isEmpty == false)
         let available = await second.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(5))
         #expect(available, "not available within 5 s of the restart")
@@ -143,7 +145,8 @@ import MatterTLV
         server.service.setEventSink { event in events.withLock { $0.append(event) } }  // in place of the API server
         try await server.start(log: { _ in })
         #expect(await server.service.runtime.waitUntilAvailable(nodeID, timeout: .seconds(10)))
-        try await Task.sleep(for: .milliseconds(300))  // the forwarder runs behind the runtime
+        // The forwarder runs behind the runtime.
+        #expect(await eventually(10) { events.withLock { $0.contains { if case .nodeUpdated = $0 { true } else { false } } } })
         let onOff = AttributePath(endpoint: 1, cluster: 6, attribute: 0)
         let primed = events.withLock { $0 }
         let attributeEvents = primed.filter { if case .attributeUpdated = $0 { true } else { false } }

@@ -3,6 +3,7 @@ import MatterInteractionMessaging
 import MatterMessaging
 @testable import MatterVirtualDevice
 import Testing
+import TestSupport
 
 /// The hub answers its client before it acknowledges the device's reply: exchanges an
 /// interaction lets go inside `run` stay open (the device's reply unacknowledged) until

@@ -7,6 +7,7 @@ import MatterSecureChannel
 import MatterTLV
 @testable import MatterVirtualDevice
 import Testing
+import TestSupport
 
 /// A fabric of our own, as a commissioner holds it.
 struct TestFabric {
@@ -100,12 +101,3 @@ func fastForward<T>(_ clock: ManualClock, _ body: () async throws -> T) async re
     return try await body()
 }
 
-/// Waits until `condition` holds (polling), or fails after `seconds`.
-func eventually(_ seconds: Double, _ condition: () async -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-    while ContinuousClock.now < deadline {
-        if await condition() { return true }
-        try? await Task.sleep(for: .milliseconds(20))
-    }
-    return await condition()
-}

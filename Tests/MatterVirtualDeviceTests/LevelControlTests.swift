@@ -4,6 +4,7 @@ import MatterTLV
 @testable import MatterVirtualDevice
 import Synchronization
 import Testing
+import TestSupport
 
 /// The virtual light's Level Control cluster (Matter Application Cluster 1.6, OnOff and
 /// Lighting features), driven over PASE as a controller would. Serialized: each case is a device

@@ -4,6 +4,7 @@ import MatterTLV
 @testable import MatterVirtualDevice
 import Synchronization
 import Testing
+import TestSupport
 
 /// Subscription reports the device sends on exchanges it opens to the subscriber.
 @Suite struct VirtualDeviceSubscriptionTests {

@@ -7,6 +7,7 @@ import MatterSecureChannel
 import MatterTLV
 @testable import MatterVirtualDevice
 import Testing
+import TestSupport
 
 /// The virtual device in-process: commissioning over PASE and CASE, the fail-safe, the window's
 /// attempt limit and access control, driven by our InteractionClient over real exchanges.

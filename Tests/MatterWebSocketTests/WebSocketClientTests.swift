@@ -64,7 +64,7 @@ import Glibc
             #expect(client.closeInfo?.code == .normal)
             #expect(Self.text(await Self.next(client, timeout: .seconds(1))) == nil)
             #expect(throws: WebSocketClientError.self) { try client.send(text: "late") }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await eventually(5) { delegate.closes.withLock { !$0.isEmpty } })
             let closes = delegate.closes.withLock { $0 }
             #expect(closes.count == 1 && closes.first?.1 == .normal && closes.first?.2 == "done")
         }

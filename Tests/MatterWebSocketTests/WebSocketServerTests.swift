@@ -65,8 +65,7 @@ final class EchoDelegate: WebSocketServerDelegate {
             try await c.send(.text, [UInt8](repeating: 0x61, count: 1001))
             let close = try await c.waitForClose()
             #expect(close?.code == .messageTooBig)
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(delegate.closes.withLock { $0.first?.1 } == .messageTooBig)
+            #expect(await eventually(5) { delegate.closes.withLock { $0.first?.1 } == .messageTooBig })
         }
     }
 
@@ -145,7 +144,7 @@ final class EchoDelegate: WebSocketServerDelegate {
             try await slow.upgrade()
             let fast = try WebSocketTestClient(port: server.tcpPort!)
             try await fast.upgrade()
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await eventually(5) { delegate.opened.withLock { $0.count } == 2 })
             let connections = delegate.opened.withLock { $0 }
             let slowConnection = try #require(connections.first)
             // The slow client never reads: a few MB fill the socket buffers, then the queue.
@@ -153,8 +152,7 @@ final class EchoDelegate: WebSocketServerDelegate {
             var accepted = 0
             for _ in 0..<200 where slowConnection.send(text: big) { accepted += 1 }
             #expect(accepted < 200)
-            try await Task.sleep(for: .milliseconds(300))
-            #expect(delegate.closes.withLock { $0.contains { $0.0 == slowConnection.id && $0.1 == .policyViolation } })
+            #expect(await eventually(5) { delegate.closes.withLock { $0.contains { $0.0 == slowConnection.id && $0.1 == .policyViolation } } })
             try await fast.sendText("unaffected")
             #expect(try await fast.nextText() == "unaffected")
         }
@@ -167,7 +165,7 @@ final class EchoDelegate: WebSocketServerDelegate {
         try await withServer { server, delegate in
             let client = try WebSocketTestClient(port: server.tcpPort!)
             try await client.upgrade()
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await eventually(5) { delegate.opened.withLock { !$0.isEmpty } })
             let connection = try #require(delegate.opened.withLock { $0.first })
             let senders = 4, perSender = 60
             // Sizes from a few bytes to 200 KB, so some frames fill the socket midway.
