@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import MatterCrypto
+import MatterPlatform
 import Synchronization
 
 /// Why a connection failed, worded to follow "cannot fetch <url>: ".
@@ -35,10 +36,11 @@ final class HTTPCancellation: Sendable {
     func detach() { state.withLock { $0.fd = nil } }
 }
 
-/// One TCP connection to an HTTP server, plain or TLS, with blocking I/O: connecting to each
-/// resolved address (IPv6 and IPv4, in getaddrinfo's order) waits at most `timeout`, and so
-/// does each send and receive (`SO_SNDTIMEO` / `SO_RCVTIMEO`), so a stalled server fails in
-/// `timeout` seconds without progress. Meant for a thread of its own (a Dispatch worker).
+/// One TCP connection to an HTTP server, plain or TLS, with blocking I/O: resolving the host
+/// (`HostResolution`) and connecting to each address it gives (IPv6 and IPv4, in getaddrinfo's
+/// order) wait at most `timeout` each, and so does each send and receive (`SO_SNDTIMEO` /
+/// `SO_RCVTIMEO`), so a silent name server or a stalled server fails in `timeout` seconds
+/// without progress. Meant for a thread of its own (a Dispatch worker).
 final class HTTPConnection {
     private let fd: Int32
     private var tls: TLSClientSession?
@@ -136,23 +138,16 @@ final class HTTPConnection {
 
     private static func connect(host: String, port: Int, timeout: Double,
                                 cancellation: HTTPCancellation) throws(HTTPConnectionError) -> Int32 {
-        var hints = addrinfo()
-        hints.ai_family = AF_UNSPEC
-        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        let rc = getaddrinfo(host, String(port), &hints, &list)
-        guard rc == 0, let first = list else {
-            let why = rc == EAI_SYSTEM ? text(errno) : String(cString: gai_strerror(rc))
-            throw HTTPConnectionError(reason: "cannot resolve \(host): \(why)")
+        let addresses: [ResolvedAddress]
+        switch HostResolution.resolve(host, port: port, timeout: timeout, isCancelled: { cancellation.isCancelled }) {
+        case .success(let found): addresses = found
+        case .failure(let failure):
+            throw HTTPConnectionError(reason: failure.cancelled ? "cancelled" : "cannot resolve \(host): \(failure.reason)")
         }
-        defer { freeaddrinfo(list) }
         var failures: [String] = []
-        var next: UnsafeMutablePointer<addrinfo>? = first
-        while let info = next {
-            next = info.pointee.ai_next
-            let address = numericAddress(info.pointee.ai_addr, info.pointee.ai_addrlen)
-            switch attempt(info.pointee, timeout: timeout, cancellation: cancellation) {
+        for resolved in addresses {
+            let address = resolved.numericHost
+            switch attempt(resolved, timeout: timeout, cancellation: cancellation) {
             case .success(let fd): return fd
             case .failure(let why):
                 if cancellation.isCancelled { throw HTTPConnectionError(reason: "cancelled") }
@@ -164,8 +159,8 @@ final class HTTPConnection {
 
     /// One address: a non-blocking connect that waits up to `timeout`, then a blocking socket
     /// with send and receive timeouts.
-    private static func attempt(_ info: addrinfo, timeout: Double, cancellation: HTTPCancellation) -> Result<Int32, Failure> {
-        let fd = socket(info.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    private static func attempt(_ resolved: ResolvedAddress, timeout: Double, cancellation: HTTPCancellation) -> Result<Int32, Failure> {
+        let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(Failure(text(errno))) }
         guard cancellation.attach(fd) else { _ = Glibc.close(fd); return .failure(Failure("cancelled")) }
         func fail(_ why: String) -> Result<Int32, Failure> {
@@ -173,7 +168,7 @@ final class HTTPConnection {
             _ = Glibc.close(fd)
             return .failure(Failure(why))
         }
-        if Glibc.connect(fd, info.ai_addr, info.ai_addrlen) != 0 {
+        if resolved.withSocketAddress({ Glibc.connect(fd, $0, $1) }) != 0 {
             guard errno == EINPROGRESS else { return fail(text(errno)) }
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
             let ms = Int32(clamping: Int((timeout * 1000).rounded(.up)))
@@ -199,12 +194,5 @@ final class HTTPConnection {
     struct Failure: Error {
         let reason: String
         init(_ reason: String) { self.reason = reason }
-    }
-
-    /// "127.0.0.1" or "::1".
-    private static func numericAddress(_ address: UnsafeMutablePointer<sockaddr>?, _ length: socklen_t) -> String {
-        var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        guard let address, getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 else { return "?" }
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -22,7 +22,7 @@ public protocol HTTPFetching: Sendable {
 /// not http(s), `.unreachable` for everything else (resolving, connecting, TLS, other statuses,
 /// a connection closed early, no progress for ``timeout`` seconds).
 public struct HTTPClientFetcher: HTTPFetching {
-    /// Seconds without progress (connecting, sending, receiving) before a request fails; a
+    /// Seconds without progress (resolving, connecting, sending, receiving) before a request fails; a
     /// whole request, redirects included, gets six times this.
     public var timeout: TimeInterval
     /// The most redirects followed for one request.

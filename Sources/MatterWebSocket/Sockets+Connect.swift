@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import MatterPlatform
 
 /// The client's side of the sockets: connect within a deadline, write all, read some.
 extension Sockets {
@@ -26,22 +27,16 @@ extension Sockets {
             return try finishConnect(fd, rc, timeoutMs, "unix:\(path)")
         case .tcp(let host, let port):
             let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            var hints = addrinfo()
-            hints.ai_flags = AI_NUMERICSERV
-            hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
-            var result: UnsafeMutablePointer<addrinfo>?
-            let rc = getaddrinfo(host, String(port), &hints, &result)
-            guard rc == 0, let first = result else {
-                throw .connect(address: address, reason: "cannot resolve the host (\(String(cString: gai_strerror(rc))))")
+            let addresses: [ResolvedAddress]
+            switch HostResolution.resolve(host, port: Int(port), timeout: Double(timeoutMs) / 1000) {
+            case .success(let found): addresses = found
+            case .failure(let failure): throw .connect(address: address, reason: "cannot resolve the host (\(failure.reason))")
             }
-            defer { freeaddrinfo(result) }
             var lastError: WebSocketClientError = .connect(address: address, reason: "no address")
-            var info: UnsafeMutablePointer<addrinfo>? = first
-            while let i = info {
-                info = i.pointee.ai_next
-                let fd = socket(i.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            for resolved in addresses {
+                let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
                 guard fd >= 0 else { continue }
-                let rc = Glibc.connect(fd, i.pointee.ai_addr, i.pointee.ai_addrlen)
+                let rc = resolved.withSocketAddress { Glibc.connect(fd, $0, $1) }
                 do throws(WebSocketClientError) { return try finishConnect(fd, rc, timeoutMs, address) } catch { lastError = error }
             }
             throw lastError
