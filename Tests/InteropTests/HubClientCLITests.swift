@@ -11,10 +11,12 @@ struct HubClientCLITests {
     static let hubHost = 22
     static let deviceHost = 23
 
-    static func startDevice(_ lab: Lab, discriminator: Int, port: Int) async throws -> (process: ChildProcess, qr: String, manual: String) {
+    static func startDevice(_ lab: Lab, discriminator: Int, port: Int,
+                            faults: [String] = []) async throws -> (process: ChildProcess, qr: String, manual: String) {
         let dir = "\(lab.directory)/hcc-\(UInt32.random(in: 0...UInt32.max))"
         let device = try lab.spawn(on: deviceHost, [Lab.matterctl, "virtual-device", "--state", dir, "--passcode", "13572468",
-                                                    "--discriminator", String(discriminator), "--port", String(port)])
+                                                    "--discriminator", String(discriminator), "--port", String(port)]
+                                   + faults.flatMap { ["--fault", $0] })
         try #require(await device.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") } != nil, "\(device.text)")
         let lines = device.text.split(separator: "\n").map(String.init)
         let qr = try #require(lines.first { $0.hasPrefix("QR code: ") }).dropFirst(9)
@@ -108,19 +110,22 @@ struct HubClientCLITests {
 
     /// The CLI commissions through the hub while another client is connected (on the hub's Unix
     /// socket, as the dashboard would be on TCP): it sees each step as it happens, and its own
-    /// prepare_commissioning meanwhile gets commissioningSessionActive.
+    /// prepare_commissioning meanwhile gets commissioningSessionActive. The device answers each
+    /// interaction 2 s late (slow-responses), so the request lands while the session is active
+    /// however late this client reads the first step: without it the whole commissioning took
+    /// 236 ms, and on a loaded CI machine the request was answered after the session had ended.
     @Test func aSecondClientSeesTheStepsAndIsRefusedASession() async throws {
-        try await Self.withHubAndDevice(discriminator: 3403, port: 5703, hubPort: 5591) { lab, state, device in
+        try await Self.withHubAndDevice(discriminator: 3403, port: 5703, hubPort: 5591, faults: ["slow-responses"]) { lab, state, device in
             try await Self.watchWhileTheCLICommissions(lab, state, device)
         }
     }
 
     /// A virtual device on h23 and a hub on a fresh state on h22, both stopped afterwards.
-    static func withHubAndDevice(discriminator: Int, port: Int, hubPort: Int,
+    static func withHubAndDevice(discriminator: Int, port: Int, hubPort: Int, faults: [String] = [],
                                  _ body: (Lab, String, (process: ChildProcess, qr: String, manual: String)) async throws -> Void)
         async throws {
         let lab = try Lab.shared()
-        let device = try await startDevice(lab, discriminator: discriminator, port: port)
+        let device = try await startDevice(lab, discriminator: discriminator, port: port, faults: faults)
         defer { device.process.kill9() }
         let state = HubVirtualDeviceTests.newState(lab)
         let hub = try await startHub(lab, state: state, port: hubPort)
