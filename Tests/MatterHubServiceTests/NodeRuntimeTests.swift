@@ -125,17 +125,21 @@ import TestSupport
         #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
         let blocker = try SQLiteDatabase(path: state + "/hub.sqlite", flags: [.readWrite])
         try blocker.exec("BEGIN IMMEDIATE")
-        // The timer's write starts and waits for the lock.
-        try await Task.sleep(for: .milliseconds(Int64(NodeRuntime.cacheWriteDelay) + 300))
-        let stopped = Mutex(false)
-        let stopping = Task {
-            await runtime.stop()
-            stopped.withLock { $0 = true }
+        // The lock is let go by a thread of its own: the write waiting for it blocks a thread of
+        // the (two-thread) task pool, and another store call may block the other.
+        let releasedAt = Mutex<ContinuousClock.Instant?>(nil)
+        let holdFor = Double(NodeRuntime.cacheWriteDelay) / 1000 + 0.6
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: holdFor)
+            releasedAt.withLock { $0 = .now }
+            try? blocker.exec("ROLLBACK")
         }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!stopped.withLock { $0 }, "stop returned while the cache write was held")
-        try blocker.exec("ROLLBACK")
-        await stopping.value
+        // The timer's write starts and waits for the lock; then the stop.
+        try await Task.sleep(for: .milliseconds(Int64(NodeRuntime.cacheWriteDelay) + 300))
+        await runtime.stop()
+        let stoppedAt = ContinuousClock.now
+        let released = try #require(releasedAt.withLock { $0 }, "stop returned while the cache write was held")
+        #expect(stoppedAt > released)
         let stored = try reader.attributeValues(for: nodeID)
         #expect(stored[ConcreteAttributePath(0, .basicInformation, 1)] != nil, "\(stored.count) values stored")
         await device.shutdown()
