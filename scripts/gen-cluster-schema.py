@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Writes testvectors/matter-server/cluster_schema.json: the type of every attribute and the
-fields of every event of the clusters whose writes and events the hub converts, as the CHIP SDK's
-Python cluster objects (home-assistant-chip-clusters 2025.7.0, chip.clusters.Objects) declare
-them. The MatterServerAPI tests check the hub's hand-written tables (AttributeSchema,
-ClusterEventCatalog) against it.
+fields of every event of the clusters whose writes and events the hub converts, and every
+client-to-server command (fields, response, timed invoke) of the clusters whose commands
+device_command sends, as the CHIP SDK's Python cluster objects (home-assistant-chip-clusters
+2025.7.0, chip.clusters.Objects) declare them. The MatterServerAPI tests check the hub's
+hand-written tables (AttributeSchema, ClusterEventCatalog, DeviceCommandCatalog) against it.
 
 Kinds: bool, uint (also enums and bitmaps), int, float (float32), double, string, bytes,
 list<K>, nullable<K>, struct{name/tag:K,...} (a '?' after the tag marks an optional field).
@@ -24,6 +25,17 @@ CLUSTERS = ["Identify", "OnOff", "LevelControl", "BasicInformation", "AccessCont
             "Switch", "BooleanState", "BooleanStateConfiguration", "ModeSelect", "SmokeCoAlarm",
             "ValveConfigurationAndControl", "DoorLock", "WindowCovering", "PumpConfigurationAndControl", "Thermostat",
             "FanControl", "ThermostatUserInterfaceConfiguration", "ColorControl", "OccupancySensing"]
+
+# The clusters whose commands device_command encodes (DeviceCommandCatalog): what Home Assistant's
+# Matter integration sends, and the commissioning clusters.
+COMMAND_CLUSTERS = ["Identify", "OnOff", "LevelControl", "ColorControl", "DoorLock", "WindowCovering", "Thermostat",
+                    "OperationalCredentials", "AdministratorCommissioning", "FanControl", "ModeSelect",
+                    "LaundryWasherMode", "RefrigeratorAndTemperatureControlledCabinetMode", "RvcRunMode", "RvcCleanMode",
+                    "DishwasherMode", "OvenMode", "EnergyEvseMode", "WaterHeaterMode",
+                    "DeviceEnergyManagementMode", "OperationalState", "RvcOperationalState", "OvenCavityOperationalState",
+                    "ValveConfigurationAndControl", "SmokeCoAlarm", "BooleanStateConfiguration", "HepaFilterMonitoring",
+                    "ActivatedCarbonFilterMonitoring", "WaterHeaterManagement", "EnergyEvse", "ServiceArea",
+                    "TemperatureControl", "MicrowaveOvenControl", "TimeSynchronization", "ClosureControl", "ClosureDimension"]
 
 
 def kind(t):
@@ -73,16 +85,31 @@ def main():
             if isinstance(e, type) and hasattr(e, "event_id"):
                 events.append({"id": f"event-{e.cluster_id}-{e.event_id}", "cluster": e.cluster_id, "event": e.event_id,
                                "name": event_name, "fields": [field(f) for f in e.descriptor.Fields]})
+    commands = []
+    for name in COMMAND_CLUSTERS:
+        cluster = getattr(C, name)
+        for command_name, c in sorted(vars(getattr(cluster, "Commands", object)).items()):
+            if not (isinstance(c, type) and hasattr(c, "command_id") and c.is_client):
+                continue
+            entry = {"id": f"command-{c.cluster_id}-{c.command_id}", "cluster": c.cluster_id, "command": c.command_id,
+                     "name": command_name, "fields": [field(f) for f in c.descriptor.Fields],
+                     "timed": bool(c.must_use_timed_invoke)}
+            response = getattr(cluster.Commands, c.response_type, None) if c.response_type else None
+            if response is not None:
+                entry["response"] = {"name": c.response_type, "command": response.command_id,
+                                     "fields": [field(f) for f in response.descriptor.Fields]}
+            commands.append(entry)
     out = {"family": "matter-server-cluster-schema",
-           "description": "Attribute types and event fields of the CHIP SDK cluster objects, in the kinds of scripts/gen-cluster-schema.py.",
+           "description": "Attribute types, event fields and client commands of the CHIP SDK cluster objects, in the kinds of scripts/gen-cluster-schema.py.",
            "source": "chip.clusters.Objects (home-assistant-chip-clusters 2025.7.0), via scripts/gen-cluster-schema.py",
            "vectors": sorted(attributes, key=lambda x: (x["cluster"], x["attribute"]))
-           + sorted(events, key=lambda x: (x["cluster"], x["event"]))}
+           + sorted(events, key=lambda x: (x["cluster"], x["event"]))
+           + sorted(commands, key=lambda x: (x["cluster"], x["command"]))}
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../testvectors/matter-server/cluster_schema.json")
     with open(path, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
-    print(f"{len(attributes)} attributes, {len(events)} events")
+    print(f"{len(attributes)} attributes, {len(events)} events, {len(commands)} commands")
 
 
 main()

@@ -1,6 +1,8 @@
+import Foundation
 import MatterServerAPI
 import MatterTLV
 import Testing
+import TestSupport
 
 @Suite struct DeviceCommandCatalogTests {
     /// (cluster, name, id) facts from chip/clusters/Objects.py (home-assistant-chip-clusters 2025.7.0).
@@ -77,5 +79,77 @@ import Testing
             == #"{"userIndex":1,"userName":"Alice","userUniqueID":null,"userStatus":1,"userType":0,"credentialRule":0,"credentials":[{"credentialType":1,"credentialIndex":3}],"creatorFabricIndex":1,"lastModifiedFabricIndex":1,"nextUserIndex":null}"#)
         // A device that sends the wrong type gets a clear error, not a crash.
         #expect(throws: ValueCodingError.self) { try response.decode(.structure([.utf8(.context(0), "x")])) }
+    }
+
+    // MARK: - Against the CHIP SDK's cluster objects
+
+    static let schema = TestVectors.vectors("matter-server/cluster_schema.json") { $0.json["command"] != nil }
+    static let payloads = TestVectors.vectors("matter-server/device_command_payloads.json") { $0.json["name"] != nil }
+    static let responses = TestVectors.vectors("matter-server/device_command_payloads.json") { $0.json["response"] != nil }
+    /// Operational Credentials' other commands belong to commissioning, not to device_command.
+    static let partialClusters: Set<UInt32> = [0x3E]
+
+    /// Each command has the id, fields, response and timed-invoke rule the SDK's objects give it.
+    @Test(arguments: DeviceCommandCatalog.all.map { "\($0.clusterID)/\($0.name)" })
+    func matchesTheCHIPClusterObjects(_ key: String) throws {
+        let command = try #require(DeviceCommandCatalog.all.first { "\($0.clusterID)/\($0.name)" == key })
+        let vector = try #require(Self.schema.first { $0.int("cluster") == Int(command.clusterID) && $0.string("name") == command.name },
+                                  "the SDK has no command \(key)")
+        #expect(vector.int("command") == Int(command.id))
+        #expect(vector.json["fields"] as? [String] == command.fields.map(ClusterSchemaKind.field))
+        #expect(vector.bool("timed") == command.requiresTimedInvoke)
+        let response = vector.object("response")
+        #expect(response?["name"] as? String == command.response?.name)
+        #expect((response?["command"] as? Int).map(UInt32.init) == command.response?.id)
+        #expect(response?["fields"] as? [String] == command.response?.fields.map(ClusterSchemaKind.field))
+    }
+
+    /// A cluster in the table has every command a client can send it.
+    @Test func everyClientCommandOfACoveredClusterIsThere() {
+        let covered = DeviceCommandCatalog.clusterIDs.subtracting(Self.partialClusters)
+        let missing = Self.schema.filter { v in
+            guard let cluster = v.int("cluster").map(UInt32.init), covered.contains(cluster), let name = v.string("name") else { return false }
+            return DeviceCommandCatalog.command(cluster: cluster, name: name) == nil
+        }
+        #expect(missing.isEmpty, "not in the table: \(missing.map(\.id))")
+        #expect(Self.schema.count > 100, "the schema's commands did not load")
+    }
+
+    static func sortedKeys(_ value: JSONValue) -> JSONValue {
+        switch value {
+        case .object(let o):
+            return .object(JSONObject(o.members.sorted { $0.key < $1.key }.map { .init(key: $0.key, value: sortedKeys($0.value)) }))
+        case .array(let a): return .array(a.map(sortedKeys))
+        default: return value
+        }
+    }
+
+    static func jsonObject(_ any: Any?) throws -> JSONObject {
+        let data = try JSONSerialization.data(withJSONObject: try unwrap(any, "payload"), options: [.fragmentsAllowed])
+        return try unwrap(try JSONParser.parse(String(decoding: data, as: UTF8.self)).objectValue, "a JSON object")
+    }
+
+    /// The payload Home Assistant sends becomes the bytes python-matter-server's SDK sends.
+    @Test(arguments: payloads)
+    func payloadsEncodeAsTheSDKDoes(_ vector: Vector) throws {
+        let cluster = try #require(vector.int("cluster").map(UInt32.init))
+        let command = try #require(DeviceCommandCatalog.command(cluster: cluster, name: vector.string("name") ?? ""), "\(vector.id)")
+        let fields = try command.encodePayload(Self.jsonObject(vector.json["payload"]))
+        #expect(Hex.encode(TLVWriter.encode(fields)) == vector.string("tlv"), "\(vector.id)")
+        // And back, as a device (the virtual one) reads it.
+        #expect(try command.encodePayload(#require(command.decodePayload(fields).objectValue)) == fields)
+    }
+
+    /// A device's response becomes the JSON python-matter-server answers with.
+    @Test(arguments: responses)
+    func responsesDecodeAsTheServerAnswers(_ vector: Vector) throws {
+        let cluster = try #require(vector.int("cluster").map(UInt32.init))
+        let name = try #require(vector.string("response"))
+        let response = try #require(DeviceCommandCatalog.all.first { $0.clusterID == cluster && $0.response?.name == name }?.response,
+                                    "\(vector.id)")
+        let decoded = try response.decode(TLVDecoder.decode(#require(vector.hex("tlv"))))
+        // Keys sorted on both sides: the vector's come back from Foundation in no particular order.
+        let expected = JSONValue.object(try Self.jsonObject(vector.json["json"]))
+        #expect(Self.sortedKeys(decoded) == Self.sortedKeys(expected), "\(vector.id): \(JSONWriter.string(decoded))")
     }
 }
