@@ -105,6 +105,21 @@ async def main(url, code):
         await wait_for(on_off_updates, lambda value: value is True, 3)
         check("the client's cluster object follows", node.endpoints[1].get_cluster(Clusters.OnOff).onOff is True)
 
+        # Commands Home Assistant sends to a robot vacuum, a valve and a vacuum's areas, here to
+        # a light that has none of those clusters: the hub encodes each and the device's answer
+        # comes back (UnsupportedCluster from a device that follows the spec; CircuitMatter 0.4.1
+        # answers with an empty InvokeResponse), not a refusal by the hub.
+        for command in (Clusters.RvcOperationalState.Commands.GoHome(),
+                        Clusters.ValveConfigurationAndControl.Commands.Open(targetLevel=50),
+                        Clusters.ServiceArea.Commands.SelectAreas(newAreas=[1, 2])):
+            name = type(command).__name__
+            try:
+                await asyncio.wait_for(client.send_device_command(node_id, 1, command), 15)
+                check(f"{name} to a cluster the light lacks is an error", False, "it succeeded")
+            except MatterError as error:
+                answer = "UnsupportedCluster" if "UnsupportedCluster" in str(error) else "another error"
+                check(f"{name} reaches the device, which answers {answer}", "not supported by this hub" not in str(error), str(error))
+
         if dimmable:
             await dim(client, node, node_id)
 
