@@ -20,9 +20,9 @@ from chip.clusters import Objects as C
 from chip.clusters.Types import Nullable
 from chip.tlv import float32
 
-CLUSTERS = ["Identify", "OnOff", "LevelControl", "BasicInformation", "AccessControl", "Binding",
+CLUSTERS = ["Identify", "OnOff", "LevelControl", "BasicInformation", "BridgedDeviceBasicInformation", "AccessControl", "Binding",
             "GeneralCommissioning", "LocalizationConfiguration", "TimeFormatLocalization", "UnitLocalization",
-            "Switch", "BooleanState", "BooleanStateConfiguration", "ModeSelect", "SmokeCoAlarm",
+            "Switch", "BooleanState", "BooleanStateConfiguration", "ModeSelect", "LaundryWasherControls", "SmokeCoAlarm",
             "ValveConfigurationAndControl", "DoorLock", "WindowCovering", "PumpConfigurationAndControl", "Thermostat",
             "FanControl", "ThermostatUserInterfaceConfiguration", "ColorControl", "OccupancySensing"]
 

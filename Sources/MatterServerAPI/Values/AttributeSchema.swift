@@ -1,8 +1,9 @@
 import MatterTLV
 
 /// The types of the attributes clients write (`write_attribute`): the writable attributes of
-/// the clusters Home Assistant's number, select, switch, climate, fan and lock entities and the
-/// python-matter-server dashboard write, with their widths from the Matter specification;
+/// the clusters Home Assistant's number, select, switch, climate, fan, lock and laundry entities
+/// and its device-name sync (bridged nodes too) write, and the python-matter-server dashboard,
+/// with their widths from the Matter specification;
 /// checked against the CHIP SDK's cluster objects (testvectors/matter-server/cluster_schema.json).
 ///
 /// For an attribute not listed, ``inferred(from:)`` takes the type of the value the node last
@@ -76,11 +77,14 @@ public enum AttributeSchema {
         (0x0028, [(0x0005, "BasicInformation.NodeLabel", .string), (0x0006, "BasicInformation.Location", .string),
                   (0x0010, "BasicInformation.LocalConfigDisabled", .bool)]),
         (0x0030, [(0x0000, "GeneralCommissioning.Breadcrumb", .uint64)]),
+        (0x0039, [(0x0005, "BridgedDeviceBasicInformation.NodeLabel", .string)]),
         (0x002B, [(0x0000, "LocalizationConfiguration.ActiveLocale", .string)]),
         (0x002C, [(0x0000, "TimeFormatLocalization.HourFormat", .enum8),
                   (0x0001, "TimeFormatLocalization.ActiveCalendarType", .enum8)]),
         (0x002D, [(0x0000, "UnitLocalization.TemperatureUnit", .enum8)]),
         (0x0050, [(0x0004, "ModeSelect.StartUpMode", .nullable(.uint8)), (0x0005, "ModeSelect.OnMode", .nullable(.uint8))]),
+        (0x0053, [(0x0001, "LaundryWasherControls.SpinSpeedCurrent", .nullable(.uint8)),
+                  (0x0002, "LaundryWasherControls.NumberOfRinses", .enum8)]),
         (0x005C, [(0x000B, "SmokeCoAlarm.SmokeSensitivityLevel", .enum8)]),
         (0x0080, [(0x0000, "BooleanStateConfiguration.CurrentSensitivityLevel", .uint8),
                   (0x0005, "BooleanStateConfiguration.AlarmsEnabled", .map8)]),
