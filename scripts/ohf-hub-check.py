@@ -102,7 +102,8 @@ async def main(url, code):
             check(f"{name} is reported as attribute_updated [node, '1/6/0', {expected}]", update is not None)
             state = expected
         await asyncio.wait_for(client.send_device_command(node_id, 1, Clusters.OnOff.Commands.On()), 10)
-        await wait_for(on_off_updates, lambda value: value is True, 3)
+        if state is not True:  # a device that refused Toggle may still be off: its report must come
+            await wait_for(on_off_updates, lambda value: value is True)
         check("the client's cluster object follows", node.endpoints[1].get_cluster(Clusters.OnOff).onOff is True)
 
         # Commands Home Assistant sends to a robot vacuum, a valve and a vacuum's areas, here to

@@ -142,7 +142,7 @@ struct CHIPControllerVirtualDeviceTests {
         let script = Lab.repositoryRoot.appendingPathComponent("scripts/chip-controller").path
         let controller = try lab.spawn(on: Self.controllerHost, [script, "\(lab.directory)/chip-reboot-\(UInt32.random(in: 0...UInt32.max))",
                                                                  "--code", qr, "--keep"])
-        #expect(await first.wait(timeout: 30) == 3, "the device did not exit after AddNOC: \(first.text)")
+        #expect(await first.wait(timeout: 90) == 3, "the device did not exit after AddNOC: \(first.text)")
         await controller.stop()
         #expect(controller.text.contains("SendNOC"), "the controller never reached AddNOC")
         let saved = try String(contentsOfFile: "\(state)/state.json", encoding: .utf8)

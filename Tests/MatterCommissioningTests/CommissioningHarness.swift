@@ -21,7 +21,7 @@ struct CommissioningHarness {
     let commissioner: Commissioner
     let authority: FabricCertificateAuthority
 
-    static func make(faults: Set<VirtualDeviceFault> = [], responseTimeout: Duration = .seconds(2),
+    static func make(faults: Set<VirtualDeviceFault> = [], responseTimeout: Duration = .seconds(10),
                      network simulated: VirtualDeviceConfiguration.Network? = nil, stateDirectory: String? = nil,
                      configure: (inout CommissioningOptions) -> Void = { _ in }) async throws -> CommissioningHarness {
         let network = MemoryNetwork()

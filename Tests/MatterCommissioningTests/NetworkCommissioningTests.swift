@@ -60,7 +60,7 @@ import TestSupport
         let h = try await Self.harness(.wifi)
         defer { Task { await h.shutdown() } }
         let result = try await h.commissioner.commission(h.payload, nodeID: 0x51)
-        let client = InteractionClient.over(h.manager, session: result.caseSession, timeout: .seconds(2))
+        let client = InteractionClient.over(h.manager, session: result.caseSession, timeout: .seconds(10))
         func read(_ a: AttributeID) async throws -> TLVElement { try await client.readAttribute(ConcreteAttributePath(0, NC.id, a)) }
         #expect(try await read(.featureMap).unsigned(as: UInt32.self) == NC.Feature.wifiNetworkInterface.rawValue)
         #expect(try await read(NC.Attribute.maxNetworks).unsigned(as: UInt8.self) == 1)

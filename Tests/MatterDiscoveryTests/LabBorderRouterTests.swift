@@ -45,13 +45,20 @@ struct LabBorderRouterTests {
          ("dn", Array("DefaultDomain".utf8)), ("omr", [0x40] + omr)]
     }
 
-    static func borderRouters(_ lab: Lab) async throws -> [[String: Any]] {
-        let (status, output) = try await lab.run(on: LabDiscoveryTests.browser,
-                                                 [Lab.matterctl, "thread", "border-routers", "--json", "--timeout", "2"])
-        #expect(status == 0, "matterctl thread border-routers exited \(status): \(output)")
-        return output.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+    /// `matterctl thread border-routers` until `found` holds (at most 3 runs of 6 s: on a loaded
+    /// machine one short window may end before avahi has resolved every advert).
+    static func borderRouters(_ lab: Lab, until found: ([[String: Any]]) -> Bool) async throws -> [[String: Any]] {
+        var routers: [[String: Any]] = []
+        for _ in 0..<3 {
+            let (status, output) = try await lab.run(on: LabDiscoveryTests.browser,
+                                                     [Lab.matterctl, "thread", "border-routers", "--json", "--timeout", "6"])
+            #expect(status == 0, "matterctl thread border-routers exited \(status): \(output)")
+            routers = output.split(separator: "\n").compactMap { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            }
+            if found(routers) { break }
         }
+        return routers
     }
 
     @Test func googleAndOpenThreadAdvertsDecode() async throws {
@@ -74,7 +81,9 @@ struct LabBorderRouterTests {
                                                         txt: ["rv=1", "tv=1.2.0", "nn=Plain Mesh", "vn=Acme", "mn=BR-1"])
         defer { plain.kill9() }
 
-        var routers = try await Self.borderRouters(lab)
+        var routers = try await Self.borderRouters(lab) { found in
+            [googleName, otName, plainName].allSatisfy { name in found.contains { $0["instance"] as? String == name } }
+        }
         let g = try #require(routers.first { $0["instance"] as? String == googleName }, "\(routers)")
         #expect(g["networkName"] as? String == "NEST-PAN-E1AF")
         #expect(g["extPanId"] as? String == "9e75e256f61409a3")
@@ -113,7 +122,9 @@ struct LabBorderRouterTests {
         let add = try await lab.run(on: LabDiscoveryTests.browser,
                                     ["ip", "-6", "route", "add", prefixText, "via", h0.ipv6, "dev", h1.interface])
         try #require(add.0 == 0, "\(add.1)")
-        routers = try await Self.borderRouters(lab)
+        routers = try await Self.borderRouters(lab) { found in
+            found.contains { $0["instance"] as? String == otName && $0["omrRouted"] as? Bool == true }
+        }
         _ = try await lab.run(on: LabDiscoveryTests.browser, ["ip", "-6", "route", "del", prefixText])
         let routed = try #require(routers.first { $0["instance"] as? String == otName }, "\(routers)")
         #expect(routed["omrRouted"] as? Bool == true, "\(routed)")

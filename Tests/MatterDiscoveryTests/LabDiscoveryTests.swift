@@ -82,10 +82,16 @@ struct LabDiscoveryTests {
         let two = try await Self.publish(lab, name: "\(cfid)-00000000000000AB", type: "_matter._tcp", port: 5541,
                                          subtypes: ["_I\(cfid)"], txt: ["SII=800", "ICD=1"])
         defer { one.kill9(); two.kill9() }
-        let fabric = try await Self.discoverOnce(lab, ["operational", "--fabric", cfid])
+        let both: Set<String> = ["\(cfid)-0000000000000001", "\(cfid)-00000000000000AB"]
+        let fabric = try await Self.discover(lab, ["operational", "--fabric", cfid]) { found in
+            Set(found.compactMap { $0["instance"] as? String }) == both
+        }
         let names = Set(fabric.compactMap { $0["instance"] as? String })
-        #expect(names == ["\(cfid)-0000000000000001", "\(cfid)-00000000000000AB"])
-        let node = try await Self.discoverOnce(lab, ["operational", "--fabric", cfid, "--node-id", "0xAB"])
+        #expect(names == both)
+        let host = lab.hosts[Self.publisher]
+        let node = try await Self.discover(lab, ["operational", "--fabric", cfid, "--node-id", "0xAB"]) { found in
+            Self.hasResolved(found, on: host) { $0["nodeId"] as? String == "00000000000000AB" }
+        }
         #expect(node.count == 1)
         let n = try #require(node.first)
         #expect(n["type"] as? String == "operational")
@@ -103,7 +109,10 @@ struct LabDiscoveryTests {
         let p = try await Self.publish(lab, name: name, type: "_matterd._udp", port: 5550, subtypes: [],
                                        txt: ["VP=65521+32769", "DT=35", "DN=Living room hub", "CM=0"])
         defer { p.kill9() }
-        let results = try await Self.discoverOnce(lab, ["commissioners"])
+        let host = lab.hosts[Self.publisher]
+        let results = try await Self.discover(lab, ["commissioners"]) { found in
+            Self.hasResolved(found, on: host) { $0["instance"] as? String == name }
+        }
         let d = try #require(results.first { $0["instance"] as? String == name }, "\(results)")
         #expect(d["type"] as? String == "commissioner")
         #expect(d["vendorId"] as? Int == 65521 && d["productId"] as? Int == 32769)
@@ -119,7 +128,9 @@ struct LabDiscoveryTests {
                                        txt: ["rv=1", "nn=MyHome-4A2F", "xp=ABCDEFGH", "tv=1.3.0", "vn=Acme",
                                              "mn=BR-1", "dn=DefaultDomain", "pt=ABCD"])
         defer { p.kill9() }
-        let results = try await Self.discoverOnce(lab, ["border-routers"])
+        let results = try await Self.discover(lab, ["border-routers"]) { found in
+            found.contains { $0["instance"] as? String == name && $0["port"] as? Int == 49154 }
+        }
         let b = try #require(results.first { $0["instance"] as? String == name }, "\(results)")
         #expect(b["type"] as? String == "border-router")
         #expect(b["networkName"] as? String == "MyHome-4A2F")
@@ -153,7 +164,8 @@ struct LabDiscoveryTests {
         let deadline = ContinuousClock.now + .seconds(15)
         repeat {
             let results = try await Self.discoverOnce(lab, ["commissionable", "--instance", name])
-            last = try #require(results.first, "\(results)")
+            guard let found = results.first else { continue }  // not resolved in this window
+            last = found
             let ips = Set((last["addresses"] as? [[String: Any]] ?? []).compactMap { $0["ip"] as? String })
             if ips.isSuperset(of: expected) { break }
         } while ContinuousClock.now < deadline
@@ -171,16 +183,16 @@ struct LabDiscoveryTests {
         defer { watch.kill9() }
         let p = try await Self.publish(lab, name: name, type: "_matterc._udp", port: 5540, subtypes: [],
                                        txt: ["D=77", "CM=1"])
-        let found = await watch.waitForLine(timeout: 5) { $0.contains("\"found\"") && $0.contains(name) }
+        let found = await watch.waitForLine(timeout: 20) { $0.contains("\"found\"") && $0.contains(name) }
         #expect(found != nil, "not found: \(watch.text)")
         await p.stop()
         // Re-publish with another TXT: the browse reports it again (found or updated).
         let changed = try await Self.publish(lab, name: name, type: "_matterc._udp", port: 5540, subtypes: [],
                                              txt: ["D=78", "CM=1"])
-        let update = await watch.waitForLine(timeout: 5) { $0.contains(name) && $0.contains("\"discriminator\":78") }
+        let update = await watch.waitForLine(timeout: 20) { $0.contains(name) && $0.contains("\"discriminator\":78") }
         #expect(update != nil, "change not reported: \(watch.text)")
         await changed.stop()
-        let removed = await watch.waitForLine(timeout: 5) { line in
+        let removed = await watch.waitForLine(timeout: 20) { line in
             line.contains("\"removed\"") && line.contains(name) && line.contains("\"discriminator\":78")
         }
         #expect(removed != nil, "removal not reported: \(watch.text)")
@@ -196,7 +208,7 @@ struct LabDiscoveryTests {
         defer { watch.kill9() }
         let p1 = try await Self.publish(lab, name: before, type: "_matterc._udp", port: 5540, subtypes: [], txt: ["D=11"])
         defer { p1.kill9() }
-        #expect(await watch.waitForLine(timeout: 5) { $0.contains(before) } != nil, "\(watch.text)")
+        #expect(await watch.waitForLine(timeout: 20) { $0.contains(before) } != nil, "\(watch.text)")
 
         try await lab.avahi(on: host, "stop")
         let (status, message) = try await lab.run(on: host, [Lab.matterctl, "discover", "--timeout", "1"])
@@ -206,7 +218,7 @@ struct LabDiscoveryTests {
 
         let p2 = try await Self.publish(lab, name: after, type: "_matterc._udp", port: 5540, subtypes: [], txt: ["D=12"])
         defer { p2.kill9() }
-        #expect(await watch.waitForLine(timeout: 8) { $0.contains(after) } != nil,
+        #expect(await watch.waitForLine(timeout: 30) { $0.contains(after) } != nil,
                 "the browse did not survive the restart: \(watch.text)")
         #expect(watch.text.contains("avahi-daemon went away") && watch.text.contains("avahi-daemon is back"),
                 "the restart is reported on stderr: \(watch.text)")

@@ -94,7 +94,7 @@ struct LabPublisherTests {
         let all = try await withThrowingTaskGroup(of: ([String], [[String: any Sendable]]).self) { group in
             for filter in filters {
                 group.addTask {
-                    let results = try await LabDiscoveryTests.discover(lab, ["commissionable"] + filter, timeout: 1.5) {
+                    let results = try await LabDiscoveryTests.discover(lab, ["commissionable"] + filter, timeout: 6) {
                         $0.contains { $0["instance"] as? String == name }
                     }
                     return (filter, results.map { $0.mapValues { "\($0)" } })
@@ -110,9 +110,9 @@ struct LabPublisherTests {
 
         txt.deviceName = "Renamed"
         try ad.update(CommissionableAdvert(instanceName: name, port: 5540, txt: txt).serviceAdvert())
-        #expect(await watch.waitForLine(timeout: 5) { $0.contains("\"deviceName\":\"Renamed\"") } != nil, "\(watch.text)")
+        #expect(await watch.waitForLine(timeout: 20) { $0.contains("\"deviceName\":\"Renamed\"") } != nil, "\(watch.text)")
         ad.withdraw()
-        #expect(await watch.waitForLine(timeout: 5) { $0.contains("\"removed\"") } != nil, "\(watch.text)")
+        #expect(await watch.waitForLine(timeout: 20) { $0.contains("\"removed\"") } != nil, "\(watch.text)")
     }
 
     /// Two browses of one type in one process share one avahi browse: the one that joins late
@@ -131,7 +131,7 @@ struct LabPublisherTests {
         #expect(await first.waitFor { $0.contains(.allForNow) && $0.contains { $0.isFound(name) } }, "\(first.events)")
         let second = EventLog(AvahiBrowser().browse(type: type))
         // Replayed from the running browse: no new round of queries needed.
-        #expect(await second.waitFor(seconds: 0.5) { $0.contains(.allForNow) && $0.contains { $0.isFound(name) } },
+        #expect(await second.waitFor(seconds: 10) { $0.contains(.allForNow) && $0.contains { $0.isFound(name) } },
                 "\(second.events)")
         first.stop()
         ad.withdraw()
@@ -157,14 +157,18 @@ struct LabPublisherTests {
         #expect(await Self.established(br))
         #expect(await Self.established(op))
 
-        let routers = try await LabDiscoveryTests.discoverOnce(lab, ["border-routers"], timeout: 1.5)
+        let routers = try await LabDiscoveryTests.discover(lab, ["border-routers"]) { found in
+            found.contains { $0["instance"] as? String == brName && $0["stateBitmap"] != nil }
+        }
         let b = try #require(routers.first { $0["instance"] as? String == brName }, "\(routers)")
         #expect(b["extendedPanId"] as? String == "dead00beef00cafe")
         let sb = try #require(b["stateBitmap"] as? [String: Any])
         #expect(sb["raw"] as? Int == 0x0EB1 && sb["threadRole"] as? Int == 3 && sb["connectionMode"] as? Int == 1)
 
-        let nodes = try await LabDiscoveryTests.discoverOnce(
-            lab, ["operational", "--fabric", String(format: "%016llX", cfid), "--node-id", "0x42"], timeout: 1.5)
+        let nodes = try await LabDiscoveryTests.discover(
+            lab, ["operational", "--fabric", String(format: "%016llX", cfid), "--node-id", "0x42"]) { found in
+            found.first?["nodeId"] as? String == "0000000000000042"
+        }
         #expect(nodes.first?["nodeId"] as? String == "0000000000000042", "\(nodes)")
     }
 

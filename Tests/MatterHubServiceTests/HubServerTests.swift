@@ -114,8 +114,9 @@ import MatterTLV
         #expect(listed.map(\.nodeID) == [nodeID])
         #expect(listed.first?.attributes[onOff] == .bool(true))
         #expect(listed.first?.attributes[AttributePath(endpoint: 0, cluster: 40, attribute: 1)]?.string?.isEmpty == false)
-        let available = await second.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(5))
-        #expect(available, "not available within 5 s of the restart")
+        // 30 s: a bound for a loaded machine; the printed figure is the measure.
+        let available = await second.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(30))
+        #expect(available, "not available within 30 s of the restart")
         print("restart to available: \((clock.now - started).milliseconds) ms")
         await second.stop()
         await device.shutdown()
@@ -163,7 +164,7 @@ import MatterTLV
 
         _ = try await server.service.handle(.deviceCommand(DeviceCommandArguments(
             nodeID: nodeID.rawValue, endpointID: 1, clusterID: 6, commandName: "On")))
-        let reported = await first(within: .seconds(5)) { () -> Bool? in
+        let reported = await first(within: .seconds(20)) { () -> Bool? in
             while !Task.isCancelled {
                 if events.withLock({ $0.contains(.attributeUpdated(nodeID: nodeID.rawValue, path: onOff, value: .bool(true))) }) { return true }
                 try? await Task.sleep(for: .milliseconds(20))

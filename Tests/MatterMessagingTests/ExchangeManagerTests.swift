@@ -70,7 +70,7 @@ import TestSupport
         await #expect(throws: MessagingError.self) {
             _ = try await e2.request(Self.echo, opcode: 7, payload: [1], timeout: .milliseconds(300))
         }
-        #expect(await server.statistics.undecryptable >= 1)
+        #expect(await eventually(5) { await server.statistics.undecryptable >= 1 })
         await client.shutdown()
         await server.shutdown()
     }

