@@ -56,6 +56,8 @@ package enum HostResolution {
     package static func resolve(_ host: String, port: Int, timeout: Double,
                                 isCancelled: @escaping @Sendable () -> Bool = { false },
                                 lookup: @escaping Lookup = systemLookup) -> Result<[ResolvedAddress], Failure> {
+        // An address literal never waits for a name server: no thread for it.
+        if isNumeric(host) { return lookup(host, port) }
         let answer = Mutex<Result<[ResolvedAddress], Failure>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let started = DetachedThread.start(name: "resolve") {
@@ -69,13 +71,16 @@ package enum HostResolution {
         while done.wait(timeout: min(deadline, .now() + .milliseconds(50))) == .timedOut {
             if isCancelled() { return .failure(Failure(reason: "cancelled", cancelled: true)) }
             if DispatchTime.now() >= deadline {
-                return .failure(Failure(reason: "no answer from the name server within \(seconds(timeout))"))
+                return .failure(Failure(reason: "no answer from the name server within \(String(seconds: timeout))"))
             }
         }
         return answer.withLock { $0 } ?? .failure(Failure(reason: "no answer"))
     }
 
-    static func seconds(_ t: Double) -> String { t == t.rounded() ? "\(Int(t)) s" : "\(t) s" }
+    static func isNumeric(_ host: String) -> Bool {
+        var v6 = in6_addr(), v4 = in_addr()
+        return inet_pton(AF_INET6, host, &v6) == 1 || inet_pton(AF_INET, host, &v4) == 1
+    }
 
     /// getaddrinfo for TCP: IPv6 and IPv4 in its order.
     package static let systemLookup: Lookup = { host, port in

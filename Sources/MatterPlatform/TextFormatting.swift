@@ -6,6 +6,11 @@ import Glibc
 // Foundation proper, which brings ICU, libcurl and 10 MB of mappings into every process).
 
 extension String {
+    /// A duration in seconds as error messages give it: "2 s", "0.3 s".
+    package init(seconds t: Double) {
+        self = t == t.rounded() ? "\(Int(t)) s" : "\(t) s"
+    }
+
     /// printf-style formatting of numbers (`%02x`, `%016llX`, `%.0f`, `%g`), through the C library's
     /// `vsnprintf`: the same text `String(format:)` gives for these conversions. Only numeric
     /// arguments: a `%s` or `%@` conversion is not supported.

@@ -118,18 +118,14 @@ final class HTTPConnection {
 
     private func failure(_ error: CryptoError) -> HTTPConnectionError {
         if cancellation.isCancelled { return HTTPConnectionError(reason: "cancelled") }
-        if error.code == .timedOut { return HTTPConnectionError(reason: "no data from the server for \(Self.seconds(timeout))") }
+        if error.code == .timedOut { return HTTPConnectionError(reason: "no data from the server for \(String(seconds: timeout))") }
         return HTTPConnectionError(reason: error.message)
     }
 
     private func failure(errno e: Int32, _ doing: String) -> HTTPConnectionError {
         if cancellation.isCancelled { return HTTPConnectionError(reason: "cancelled") }
-        if e == EAGAIN || e == EWOULDBLOCK { return HTTPConnectionError(reason: "no data from the server for \(Self.seconds(timeout))") }
+        if e == EAGAIN || e == EWOULDBLOCK { return HTTPConnectionError(reason: "no data from the server for \(String(seconds: timeout))") }
         return HTTPConnectionError(reason: "\(doing) failed: \(Self.text(e))")
-    }
-
-    static func seconds(_ t: Double) -> String {
-        t == t.rounded() ? "\(Int(t)) s" : "\(t) s"
     }
 
     static func text(_ e: Int32) -> String { String(cString: strerror(e)) }
@@ -174,7 +170,7 @@ final class HTTPConnection {
             let ms = Int32(clamping: Int((timeout * 1000).rounded(.up)))
             var ready: Int32
             repeat { ready = poll(&p, 1, max(ms, 1)) } while ready < 0 && errno == EINTR
-            guard ready == 1 else { return fail(ready == 0 ? "no answer within \(seconds(timeout))" : text(errno)) }
+            guard ready == 1 else { return fail(ready == 0 ? "no answer within \(String(seconds: timeout))" : text(errno)) }
             var soError: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { return fail(text(errno)) }

@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import MatterCrypto
+import MatterPlatform
 import Synchronization
 
 /// GET over HTTP(S) with a size limit: how the trust store reaches the DCL and CRL
@@ -149,7 +150,7 @@ public struct HTTPClientFetcher: HTTPFetching {
                 }
             }
             guard ContinuousClock.now < deadline else {
-                throw TrustStoreError(.unreachable, "cannot fetch \(name): no complete response within \(HTTPConnection.seconds(timeout * 6))")
+                throw TrustStoreError(.unreachable, "cannot fetch \(name): no complete response within \(String(seconds: timeout * 6))")
             }
         }
         return .body(parser.body)

@@ -48,7 +48,8 @@ import Testing
         #expect(failing.failure?.reason == "Name or service not known")
     }
 
-    /// The system's getaddrinfo, through the bound: numeric addresses give exactly themselves.
+    /// The system's getaddrinfo (inline: an address literal needs no thread): numeric addresses
+    /// give exactly themselves.
     @Test(arguments: [("127.0.0.1", AF_INET, 16), ("::1", AF_INET6, 28)])
     func numericHostsResolveToThemselves(_ host: String, _ family: Int32, _ length: Int) throws {
         let addresses = try HostResolution.resolve(host, port: 8080, timeout: 5).get()
