@@ -82,6 +82,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         var extensionsEnabled = false
         /// Messages in the inbox that `serve` has not finished handing off yet.
         var queued = 0
+        /// Events held while the client reads slowly (nil while it keeps up).
+        var backlog: EventBacklog?
     }
 
     var counts: (open: Int, listening: Int) {
@@ -105,13 +107,17 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         connection.send(text: ServerMessage.serverInfo(backend.serverInfo()).encoded)
         let (stream, continuation) = AsyncStream.makeStream(of: WebSocketMessage.self, bufferingPolicy: .unbounded)
         clients.withLock { $0[connection.id] = Client(connection: connection, inbox: continuation) }
+        connection.setDrainHandler { [weak self] in self?.drained(connection) }
         log("api: \(connection) connected")
         Task { await self.serve(connection, stream) }
     }
 
     func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         if let (command, id) = quickCommand(message, on: connection) {
-            Task { await self.run(command, id: id, on: connection) }
+            Task {
+                await self.run(command, id: id, on: connection)
+                connection.handled(message)
+            }
             return
         }
         clients.withLock { c in
@@ -164,6 +170,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         await withDiscardingTaskGroup { group in
             for await message in inbox {
                 defer { clients.withLock { _ = $0[connection.id]?.queued -= 1 } }
+                // Each message counts against the connection's in-flight limit until answered.
+                var handedOff = false
+                defer { if !handedOff { connection.handled(message) } }
                 guard case .text(let text) = message else {
                     connection.close(.unsupportedData, reason: "binary frames are not accepted; send JSON text")
                     return
@@ -184,7 +193,11 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                 }
                 if let ext = backend as? any HubExtensionBackend, HubCommandName.isExtension(command.command),
                    enableExtensions(connection, if: command.command == HubCommandName.enable.rawValue) {
-                    group.addTask { await self.runExtension(command, ext, on: connection) }
+                    handedOff = true
+                    group.addTask {
+                        await self.runExtension(command, ext, on: connection)
+                        connection.handled(message)
+                    }
                     continue
                 }
                 let decoded: ServerCommand
@@ -198,7 +211,11 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                     await startListening(connection, messageID: command.messageID)
                     continue
                 }
-                group.addTask { await self.run(decoded, id: command.messageID, on: connection) }
+                handedOff = true
+                group.addTask {
+                    await self.run(decoded, id: command.messageID, on: connection)
+                    connection.handled(message)
+                }
             }
         }
     }
@@ -302,10 +319,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         log("api: \(connection) listening (\(nodes.count) nodes)")
     }
 
+    /// A message that cannot be queued is lost with its connection, whose close is logged once.
     private func send(_ message: ServerMessage, to connection: WebSocketConnection) {
-        if !connection.send(text: message.encoded), connection.isOpen == false {
-            log("api: \(connection) dropped a message (connection closing or too slow)")
-        }
+        connection.send(text: message.encoded)
     }
 
     // MARK: Events
@@ -320,10 +336,46 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                     held.append(event)
                     client.listening = .pending(held)
                 case .yes:
-                    if Self.admit(event, to: &client) { client.connection.send(text: frame) }
+                    if client.backlog != nil || client.connection.isBacklogged {
+                        hold(event, for: &client)
+                        // The queue may have drained before the hold (the drain handler found
+                        // nothing to send): then nothing would wake the backlog again.
+                        if !client.connection.isBacklogged { flush(&client) }
+                    } else if Self.admit(event, to: &client) {
+                        client.connection.send(text: frame)
+                    }
                 }
                 c[id] = client
             }
+        }
+    }
+
+    /// Holds an event for a client that reads slowly; drops the client once it is too far behind.
+    private func hold(_ event: ServerEvent, for client: inout Client) {
+        var backlog = client.backlog ?? EventBacklog()
+        if backlog.hold(event) {
+            client.backlog = backlog
+        } else if client.backlog != nil {
+            client.backlog = nil  // given up on: one close, one log line
+            client.connection.close(.policyViolation, reason: "the client read too slowly (\(EventBacklog.limit) events behind)")
+            log("api: \(client.connection) is \(EventBacklog.limit) events behind; closing it")
+        }
+    }
+
+    /// The connection's queue came down: what was held goes out, coalesced and in order.
+    private func drained(_ connection: WebSocketConnection) {
+        clients.withLock { c in
+            guard var client = c[connection.id], client.backlog != nil else { return }
+            flush(&client)
+            c[connection.id] = client
+        }
+    }
+
+    private func flush(_ client: inout Client) {
+        guard let held = client.backlog?.take() else { return }
+        client.backlog = nil
+        for event in held where Self.admit(event, to: &client) {
+            client.connection.send(text: ServerMessage.event(event).encoded)
         }
     }
 

@@ -33,14 +33,26 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
         }
     }
 
-    /// Why a request head was refused (answered with 400, or 431 when too long).
+    /// Why a request head was refused (answered with 400, 431 when too long, 505 for a version
+    /// other than HTTP/1.0 and 1.1).
     public enum ParseError: Error, Hashable, Sendable, CustomStringConvertible {
         case tooLong
         case malformed(String)
+        case unsupportedVersion(String)
         public var description: String {
             switch self {
             case .tooLong: return "request head longer than \(HTTPRequestHead.maxHeadLength) bytes"
             case .malformed(let why): return "malformed HTTP request: \(why)"
+            case .unsupportedVersion(let v): return "\(v) is not supported; this hub speaks HTTP/1.1 (and 1.0)"
+            }
+        }
+
+        /// The status line that answers it.
+        public var status: (code: Int, reason: String) {
+            switch self {
+            case .tooLong: return (431, "Request Header Fields Too Large")
+            case .malformed: return (400, "Bad Request")
+            case .unsupportedVersion: return (505, "HTTP Version Not Supported")
             }
         }
     }
@@ -55,11 +67,13 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
         if end > maxHeadLength { throw .tooLong }
         let (first, headers) = try splitHead(bytes[..<end])
         let requestLine = first.split(separator: " ", omittingEmptySubsequences: false)
-        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].first == "/" else {
+        guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].first == "/",
+              requestLine[0].utf8.allSatisfy(isTokenByte), requestLine[1].utf8.allSatisfy(isVisibleByte) else {
             throw .malformed("bad request line")
         }
         let version = String(requestLine[2])
-        guard version.hasPrefix("HTTP/1.") else { throw .malformed("not HTTP/1.x") }
+        guard version.hasPrefix("HTTP/") else { throw .malformed("bad request line") }
+        guard version == "HTTP/1.1" || version == "HTTP/1.0" else { throw .unsupportedVersion(version) }
         return (HTTPRequestHead(method: String(requestLine[0]), target: String(requestLine[1]), version: version,
                                 headers: headers), end + 4)
     }
@@ -75,7 +89,13 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
             guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformed("bad header line") }
             let name = line[..<colon]
             guard !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw .malformed("space in a header name") }
-            headers.append((name.lowercased(), String(line[line.index(after: colon)...]).trimmingSpaces))
+            guard name.utf8.allSatisfy(isTokenByte) else { throw .malformed("a header name with a character a token may not have") }
+            let value = line[line.index(after: colon)...]
+            // RFC 9110 5.5: no control character but a tab in a field value (NUL, CR, LF smuggle).
+            guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+                throw .malformed("a control character in the value of header '\(name.lowercased())'")
+            }
+            headers.append((name.lowercased(), String(value).trimmingSpaces))
         }
         return (first, headers)
     }
@@ -123,6 +143,17 @@ public struct HTTPResponse: Hashable, Sendable {
         return Array(text.utf8) + body
     }
 }
+
+/// A `tchar` of RFC 9110 5.6.2 (method and header names).
+private func isTokenByte(_ b: UInt8) -> Bool {
+    switch b {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+    default: return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
+    }
+}
+
+/// A visible ASCII character (a request target has no space, control or non-ASCII byte).
+private func isVisibleByte(_ b: UInt8) -> Bool { b > 0x20 && b < 0x7F }
 
 extension StringProtocol {
     var trimmingSpaces: String {

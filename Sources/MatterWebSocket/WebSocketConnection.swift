@@ -1,3 +1,4 @@
+import MatterPlatform
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -7,6 +8,12 @@ import Glibc
 public enum WebSocketMessage: Hashable, Sendable {
     case text([UInt8])
     case binary([UInt8])
+
+    var payloadCount: Int {
+        switch self {
+        case .text(let b), .binary(let b): return b.count
+        }
+    }
 }
 
 /// One upgraded WebSocket connection. Sending never blocks: when nothing is queued or being
@@ -23,17 +30,40 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
     public let request: HTTPRequestHead
 
     let outbox: Mutex<Outbox>
-    let limits: (messages: Int, bytes: Int)
+    let limits: Limits
+    /// All connections' queued bytes (shared by the server's connections).
+    let totalQueued: QueuedBytes
     let wake: @Sendable () -> Void
+    /// Received messages not yet handled, and their bytes (see ``handled(_:)``).
+    let inbound = Mutex<(messages: Int, bytes: Int)>((0, 0))
+    private let drainHandler = SettableCallback<Void>()
 
-    init(id: UInt64, peer: String, request: HTTPRequestHead, maxQueuedMessages: Int, maxQueuedBytes: Int,
+    struct Limits {
+        var messages: Int
+        var bytes: Int
+        var backlogBytes: Int
+        var totalBytes: Int
+        var messagesInFlight: Int
+        var bytesInFlight: Int
+    }
+
+    init(id: UInt64, peer: String, request: HTTPRequestHead, limits: Limits, totalQueued: QueuedBytes,
          wake: @escaping @Sendable () -> Void) {
         self.id = id
         self.peer = peer
         self.request = request
-        self.outbox = Mutex(Outbox())
-        self.limits = (maxQueuedMessages, maxQueuedBytes)
+        self.outbox = Mutex(Outbox(totalQueued: totalQueued))
+        self.limits = limits
+        self.totalQueued = totalQueued
         self.wake = wake
+    }
+
+    /// The bytes queued on every connection of one server, so that slow clients together are
+    /// bounded too.
+    final class QueuedBytes: Sendable {
+        private let value = Mutex(0)
+        func add(_ n: Int) { value.withLock { $0 += n } }
+        var current: Int { value.withLock { $0 } }
     }
 
     struct Outbox {
@@ -51,6 +81,10 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         var directFD: Int32?
         /// What a sender's write left unwritten: the I/O thread writes it before anything else.
         var partial: [UInt8] = []
+        /// Went past the backlog mark since the drain handler last ran.
+        var wasBacklogged = false
+        /// The server-wide count that `bytes` is part of.
+        var totalQueued: QueuedBytes?
 
         var count: Int { frames.count - head }
 
@@ -61,6 +95,7 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
             frames[head] = []
             head += 1
             bytes -= f.count
+            totalQueued?.add(-f.count)
             if head > 64, head * 2 > frames.count {
                 frames.removeFirst(head)
                 if let c = closeFrameIndex { closeFrameIndex = c - head }
@@ -99,8 +134,13 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
                 box.partial = n > 0 ? Array(frame[n...]) : frame
                 return .queued
             }
-            if !isClose, box.count + 1 > limits.messages || box.bytes + frame.count > limits.bytes {
+            // Checked before adding: one message larger than the limit still goes to a client
+            // that reads; a slow client among many is dropped sooner.
+            let backlogged = box.bytes + box.partial.count > limits.backlogBytes
+            if !isClose, box.count + 1 > limits.messages || box.bytes >= limits.bytes
+                || (backlogged && totalQueued.current > limits.totalBytes) {
                 box.state = .overflowed
+                totalQueued.add(-box.bytes)
                 box.frames = []
                 box.head = 0
                 box.bytes = 0
@@ -112,6 +152,8 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
             }
             box.frames.append(frame)
             box.bytes += frame.count
+            totalQueued.add(frame.count)
+            if box.bytes > limits.backlogBytes { box.wasBacklogged = true }
             return .queued
         }
         switch outcome {
@@ -125,6 +167,53 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
 
     /// Whether the connection still accepts messages.
     public var isOpen: Bool { outbox.withLock { $0.state == .open } }
+
+    /// Whether more than the backlog mark waits to be written: the client reads slowly, and
+    /// what can be coalesced should wait (``setDrainHandler(_:)`` says when to go on).
+    public var isBacklogged: Bool { outbox.withLock { $0.bytes + $0.partial.count > limits.backlogBytes } }
+
+    /// Called on the I/O thread when a backlogged connection's queue has drained below half the
+    /// backlog mark (it must return quickly and never block).
+    public func setDrainHandler(_ handler: @escaping @Sendable () -> Void) {
+        drainHandler.set { handler() }
+    }
+
+    /// The I/O thread, after writing: runs the drain handler once the queue has come down.
+    func noteWritten() {
+        let drained = outbox.withLock { box -> Bool in
+            guard box.wasBacklogged, box.bytes + box.partial.count <= limits.backlogBytes / 2 else { return false }
+            box.wasBacklogged = false
+            return true
+        }
+        if drained { drainHandler(()) }
+    }
+
+    /// The application is done with a message it received (answered it, or gave up on it): it
+    /// no longer counts against the in-flight limits, and reading resumes when it was paused.
+    public func handled(_ message: WebSocketMessage) {
+        let size = message.payloadCount
+        let resume = inbound.withLock { box -> Bool in
+            let wasFull = box.messages >= limits.messagesInFlight || box.bytes >= limits.bytesInFlight
+            box.messages = max(0, box.messages - 1)
+            box.bytes = max(0, box.bytes - size)
+            return wasFull && box.messages < limits.messagesInFlight && box.bytes < limits.bytesInFlight
+        }
+        if resume { wake() }
+    }
+
+    /// Counts a message handed to the application; false once a limit is reached (stop reading).
+    func admitInbound(_ message: WebSocketMessage) -> Bool {
+        inbound.withLock { box in
+            box.messages += 1
+            box.bytes += message.payloadCount
+            return box.messages < limits.messagesInFlight && box.bytes < limits.bytesInFlight
+        }
+    }
+
+    /// Whether the application may be handed another message now.
+    var acceptsInbound: Bool {
+        inbound.withLock { $0.messages < limits.messagesInFlight && $0.bytes < limits.bytesInFlight }
+    }
 
     public static func == (l: WebSocketConnection, r: WebSocketConnection) -> Bool { l === r }
     public func hash(into h: inout Hasher) { h.combine(ObjectIdentifier(self)) }

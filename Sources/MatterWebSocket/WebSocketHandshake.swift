@@ -20,21 +20,28 @@ public enum WebSocketHandshake {
         case plainHTTP
     }
 
-    /// Decides on a request. `token`, when set, must be given as `?token=` (or as a Bearer
-    /// `Authorization` header); a request without it, or with another, gets 401.
+    /// The cookie that carries the token to the dashboard's own files once its page was opened
+    /// with `?token=` (HttpOnly, SameSite=Strict); never accepted for the WebSocket upgrade.
+    public static let tokenCookie = "matterhub_token"
+
+    /// Decides on a request. `token`, when set, gates every request: it must be given as
+    /// `?token=` or as a Bearer `Authorization` header (and, for a plain GET, as the
+    /// ``tokenCookie``); a request without it, or with another, gets 401.
     public static func evaluate(_ head: HTTPRequestHead, path: String, token: String?) -> Decision {
         let isUpgrade = head.headerHasToken("upgrade", "websocket")
-        guard head.path == path else {
-            return isUpgrade ? .reject(.text(404, "Not Found", "No WebSocket endpoint at \(head.path); use \(path)")) : .plainHTTP
-        }
         if let token {
             let given = head.query.first { $0.name == "token" }?.value
                 ?? head.header("authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+                ?? (isUpgrade || head.path == path ? nil : cookie(tokenCookie, in: head))
             guard let given, constantTimeEqual(Array(given.utf8), Array(token.utf8)) else {
+                let hint = head.path == path ? "connect to \(path)?token=<token>" : "open /?token=<token>"
                 return .reject(HTTPResponse(status: 401, reason: "Unauthorized",
                                             headers: ["Content-Type": "text/plain; charset=utf-8", "WWW-Authenticate": "Bearer"],
-                                            body: Array("This hub requires a token: connect to \(path)?token=<token> (matterctl hub token prints it).\n".utf8)))
+                                            body: Array("This hub requires a token: \(hint) (matterctl hub token prints it).\n".utf8)))
             }
+        }
+        guard head.path == path else {
+            return isUpgrade ? .reject(.text(404, "Not Found", "No WebSocket endpoint at \(head.path); use \(path)")) : .plainHTTP
         }
         guard head.method == "GET" else {
             return .reject(HTTPResponse(status: 405, reason: "Method Not Allowed", headers: ["Allow": "GET"]))
@@ -55,6 +62,24 @@ public enum WebSocketHandshake {
         return .upgrade(response: HTTPResponse(status: 101, reason: "Switching Protocols", headers: [
             "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Accept": acceptValue(forKey: key),
         ]))
+    }
+
+    /// The `Set-Cookie` value that hands a `?token=` on to the page's own requests, or nil when
+    /// the request gave no token in its query.
+    public static func tokenCookieHeader(for head: HTTPRequestHead, token: String?) -> String? {
+        guard let token, let given = head.query.first(where: { $0.name == "token" })?.value,
+              constantTimeEqual(Array(given.utf8), Array(token.utf8)) else { return nil }
+        return "\(tokenCookie)=\(token); Path=/; HttpOnly; SameSite=Strict"
+    }
+
+    /// The value of cookie `name` in the request's `Cookie` header.
+    static func cookie(_ name: String, in head: HTTPRequestHead) -> String? {
+        guard let header = head.header("cookie") else { return nil }
+        for pair in header.split(separator: ";") {
+            let kv = pair.trimmingSpaces.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            if kv.count == 2, kv[0] == name { return String(kv[1]) }
+        }
+        return nil
     }
 
     /// A key is 16 random bytes in base64: 22 alphabet characters and "==".

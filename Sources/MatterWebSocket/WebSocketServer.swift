@@ -10,7 +10,10 @@ import Glibc
 /// the sans-I/O ``WebSocketHandshake`` and ``WebSocketFrameParser``; this type only moves bytes.
 ///
 /// Each connection has a bounded send queue (``WebSocketConnection/send(text:)``); a client that
-/// falls behind is dropped. Pings are answered with pongs. Plain GETs on other paths go to the
+/// falls behind is dropped. Pings are answered with pongs (only the latest one, so a ping flood
+/// costs nothing), silent connections are pinged and closed when they do not answer, and reading
+/// stops while the application has too much of a connection's input in hand. Requests must pass
+/// the token (when set) and the ``RequestOriginPolicy``. Plain GETs on other paths go to the
 /// delegate (`/`, `/info`, static files).
 public final class WebSocketServer: Sendable {
     public let configuration: WebSocketServerConfiguration
@@ -26,7 +29,12 @@ public final class WebSocketServer: Sendable {
         let fd: Int32
         let isUnix: Bool
         let unixPath: String?
+        /// What the origin policy knows of it.
+        let policy: RequestOriginPolicy.Listener
     }
+
+    /// Every connection's queued bytes together (``WebSocketServerConfiguration/maxTotalQueuedBytes``).
+    private let totalQueued = WebSocketConnection.QueuedBytes()
 
     private struct Control {
         var stopRequested = false
@@ -46,11 +54,12 @@ public final class WebSocketServer: Sendable {
                 switch address {
                 case .tcp(let host, let port):
                     let (fd, actual) = try Sockets.listenTCP(host: host, port: port)
-                    listeners.append(Listener(fd: fd, isUnix: false, unixPath: nil))
+                    listeners.append(Listener(fd: fd, isUnix: false, unixPath: nil,
+                                              policy: .init(host: host, port: actual, isUnix: false)))
                     bound.append(.tcp(host: host, port: actual))
                 case .unix(let path):
                     let fd = try Sockets.listenUnix(path: path)
-                    listeners.append(Listener(fd: fd, isUnix: true, unixPath: path))
+                    listeners.append(Listener(fd: fd, isUnix: true, unixPath: path, policy: .init(host: "", port: 0, isUnix: true)))
                     bound.append(address)
                 }
             }
@@ -180,8 +189,10 @@ public final class WebSocketServer: Sendable {
                 let listenerCount = fds.count - 1
                 let order = Array(connections.keys)
                 for fd in order {
-                    var events = Int16(POLLIN)
-                    if connections[fd]!.wantsWrite { events |= Int16(POLLOUT) }
+                    let peer = connections[fd]!
+                    // A paused connection is not read: TCP slows its client down.
+                    var events = peer.readPaused ? Int16(0) : Int16(POLLIN)
+                    if peer.wantsWrite { events |= Int16(POLLOUT) }
                     fds.append(pollfd(fd: fd, events: events, revents: 0))
                 }
                 let n = poll(&fds, nfds_t(fds.count), 200)
@@ -192,10 +203,19 @@ public final class WebSocketServer: Sendable {
                 }
                 for (k, fd) in order.enumerated() {
                     let revents = fds[1 + listenerCount + k].revents
-                    if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readable(fd) }
+                    if revents & Int16(POLLHUP | POLLERR) != 0, connections[fd]?.readPaused == true {
+                        // Not read while paused, so poll would report this again at once.
+                        drop(fd, code: nil, reason: "the client went away")
+                    } else if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                        readable(fd)
+                    }
                 }
-                // Outboxes may have been filled from other threads whatever poll said.
-                for fd in Array(connections.keys) { service(fd) }
+                // Outboxes may have been filled, and handled messages released, from other threads
+                // whatever poll said.
+                for fd in Array(connections.keys) {
+                    resumeReading(fd)
+                    service(fd)
+                }
                 checkDeadlines()
             }
         }
@@ -219,25 +239,37 @@ public final class WebSocketServer: Sendable {
                 if fd < 0 { return }
                 var one: Int32 = 1
                 if !listener.isUnix { setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size)) }
-                if connections.count >= config.maxConnections {
-                    let busy = HTTPResponse.text(503, "Service Unavailable",
-                                                 "This hub already serves \(config.maxConnections) connections; try again later.")
-                    _ = busy.encoded.withUnsafeBufferPointer { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                    close(fd)
-                    continue
-                }
                 if listener.isUnix, let uid = Sockets.peerUID(fd), uid != geteuid(), uid != 0 {
                     close(fd)  // owner-only: another user's process may not talk to the hub
                     continue
                 }
-                let peer = Peer(fd: fd, name: listener.isUnix ? "unix" : Sockets.peerName(fd), isUnix: listener.isUnix,
+                let name = listener.isUnix ? "unix" : Sockets.peerName(fd)
+                let peer = Peer(fd: fd, name: name, listener: listener.policy,
                                 deadline: .now + config.handshakeTimeout, maxMessageSize: config.maxMessageSize)
+                makeRoomForHandshake(of: peer)
                 connections[fd] = peer
             }
         }
 
+        /// Keeps the pools of sockets that have not upgraded within their limits (per listener
+        /// kind, per address): the oldest socket of a full pool is closed to make room, so sockets
+        /// that never send a byte cannot keep out a client that does.
+        mutating func makeRoomForHandshake(of newcomer: Peer) {
+            func oldest(_ include: (Peer) -> Bool) -> Peer? {
+                connections.values.filter { $0.counts(asHandshakeOf: newcomer.isUnix) && include($0) }.min { $0.acceptedAt < $1.acceptedAt }
+            }
+            let sameAddress = connections.values.filter { $0.counts(asHandshakeOf: newcomer.isUnix) && $0.address == newcomer.address }
+            if sameAddress.count >= config.maxHandshakesPerAddress, let victim = oldest({ $0.address == newcomer.address }) {
+                drop(victim.fd, code: nil, reason: "the upgrade did not come in time (\(config.maxHandshakesPerAddress) sockets of \(victim.address) were waiting)")
+            }
+            let all = connections.values.filter { $0.counts(asHandshakeOf: newcomer.isUnix) }
+            if all.count >= config.maxHandshakes, let victim = oldest({ _ in true }) {
+                drop(victim.fd, code: nil, reason: "the upgrade did not come in time (\(config.maxHandshakes) sockets were waiting)")
+            }
+        }
+
         mutating func readable(_ fd: Int32) {
-            guard let peer = connections[fd] else { return }
+            guard let peer = connections[fd], !peer.readPaused else { return }
             var buffer = [UInt8](repeating: 0, count: 65536)
             var budget = 4  // reads per poll round, so one busy client cannot starve the others
             while budget > 0 {
@@ -252,8 +284,10 @@ public final class WebSocketServer: Sendable {
                     drop(fd, code: nil, reason: "read failed: \(Sockets.errorText(errno))")
                     return
                 }
+                peer.lastHeard = .now
+                peer.pingSentAt = nil
                 received(peer, buffer[0..<n])
-                guard connections[fd] != nil, !peer.finishAfterWrite else { return }
+                guard connections[fd] != nil, !peer.finishAfterWrite, !peer.readPaused else { return }
             }
         }
 
@@ -265,8 +299,7 @@ public final class WebSocketServer: Sendable {
                 do {
                     parsed = try HTTPRequestHead.parse(peer.handshakeBuffer)
                 } catch {
-                    let status = error == .tooLong ? (431, "Request Header Fields Too Large") : (400, "Bad Request")
-                    respond(peer, .text(status.0, status.1, "\(error)"))
+                    respond(peer, .text(error.status.code, error.status.reason, "\(error)"))
                     return
                 }
                 guard let (head, consumed) = parsed else { return }
@@ -277,10 +310,18 @@ public final class WebSocketServer: Sendable {
                 peer.parser.append(bytes)
                 frames(peer)
             case .closing:
+                // Only the client's close frame matters now; after a protocol error nothing it
+                // sends can be read, so it is discarded, not buffered.
+                guard !peer.parserFailed else { return }
                 peer.parser.append(bytes)
-                // Only the client's close frame matters now.
-                while let event = try? peer.parser.next() {
-                    if case .close = event { drop(peer.fd, code: peer.closeCode, reason: peer.closeReason); return }
+                while true {
+                    do {
+                        guard let event = try peer.parser.next() else { return }
+                        if case .close = event { drop(peer.fd, code: peer.closeCode, reason: peer.closeReason); return }
+                    } catch {
+                        peer.parserFailed = true
+                        return
+                    }
                 }
             case .httpOnly:
                 break
@@ -288,6 +329,11 @@ public final class WebSocketServer: Sendable {
         }
 
         mutating func handshake(_ peer: Peer, _ head: HTTPRequestHead, leftover: [UInt8]) {
+            if let refusal = config.originPolicy.refusal(of: head, on: peer.listener, isUpgrade: head.headerHasToken("upgrade", "websocket"),
+                                                         listeners: server.listeners.map(\.policy)) {
+                respond(peer, refusal)
+                return
+            }
             let tokenNeeded = peer.isUnix ? (config.tokenRequiredOnUnixSocket ? config.token : nil) : config.token
             switch WebSocketHandshake.evaluate(head, path: config.path, token: tokenNeeded) {
             case .reject(let response):
@@ -299,21 +345,37 @@ public final class WebSocketServer: Sendable {
                 }
                 var response = server.delegate.httpResponse(for: head)
                     ?? .text(404, "Not Found", "Nothing at \(head.path); the WebSocket API is at \(config.path)")
+                if let cookie = WebSocketHandshake.tokenCookieHeader(for: head, token: tokenNeeded), response.status == 200 {
+                    response.headers["Set-Cookie"] = cookie
+                }
                 if head.method == "HEAD" {
                     response.headers["Content-Length"] = String(response.body.count)
                     response.body = []
                 }
                 respond(peer, response)
             case .upgrade(let response):
+                let limit = peer.isUnix ? config.maxUnixConnections : config.maxConnections
+                let upgraded = connections.values.filter { $0.connection != nil && $0.isUnix == peer.isUnix }.count
+                guard upgraded < limit else {
+                    respond(peer, .text(503, "Service Unavailable", """
+                        This hub already serves \(limit) WebSocket connections \(peer.isUnix ? "on its Unix socket" : "over TCP"); \
+                        close one or try again later.
+                        """))
+                    return
+                }
                 let id = nextID
                 nextID += 1
                 let server = self.server
-                let connection = WebSocketConnection(id: id, peer: peer.name, request: head,
-                                                     maxQueuedMessages: config.maxQueuedMessages,
-                                                     maxQueuedBytes: config.maxQueuedBytes, wake: { server.wake() })
+                let limits = WebSocketConnection.Limits(
+                    messages: config.maxQueuedMessages, bytes: config.maxQueuedBytes, backlogBytes: config.backlogBytes,
+                    totalBytes: config.maxTotalQueuedBytes, messagesInFlight: config.maxMessagesInFlight,
+                    bytesInFlight: config.maxBytesInFlight)
+                let connection = WebSocketConnection(id: id, peer: peer.name, request: head, limits: limits,
+                                                     totalQueued: server.totalQueued, wake: { server.wake() })
                 peer.connection = connection
                 peer.phase = .open
                 peer.deadline = nil
+                peer.lastHeard = .now
                 peer.writeBuffer = response.encoded
                 peer.writeOffset = 0
                 server.delegate.connectionOpened(connection)
@@ -336,21 +398,29 @@ public final class WebSocketServer: Sendable {
         mutating func frames(_ peer: Peer) {
             guard let connection = peer.connection else { return }
             while case .open = peer.phase {
+                // The application has enough of this client's input in hand: leave the rest in
+                // the parser (and the socket) until it has handled some.
+                guard connection.acceptsInbound else {
+                    peer.readPaused = true
+                    return
+                }
                 let event: WebSocketFrameParser.Event?
                 do {
                     event = try peer.parser.next()
                 } catch {
+                    peer.parserFailed = true
                     startClosing(peer, error.code, error.reason, notify: true)
                     return
                 }
                 guard let event else { return }
                 switch event {
-                case .text(let payload): server.delegate.connection(connection, received: .text(payload))
-                case .binary(let payload): server.delegate.connection(connection, received: .binary(payload))
+                case .text(let payload): deliver(.text(payload), on: connection)
+                case .binary(let payload): deliver(.binary(payload), on: connection)
                 case .ping(let payload):
                     // Taken over first, so a message sent after this ping cannot pass its pong.
+                    // Only the latest ping is answered (RFC 6455 5.5.3): a flood holds one pong.
                     takeOverWrites(peer)
-                    peer.control.append(WebSocketFrame.encode(.pong, payload))
+                    peer.pendingPong = WebSocketFrame.encode(.pong, payload)
                 case .pong: break
                 case .close(let code, let reason):
                     // Echo the close (section 5.5.1) and finish once it is written.
@@ -365,10 +435,25 @@ public final class WebSocketServer: Sendable {
             }
         }
 
+        func deliver(_ message: WebSocketMessage, on connection: WebSocketConnection) {
+            _ = connection.admitInbound(message)
+            server.delegate.connection(connection, received: message)
+        }
+
+        /// Parses what a paused connection left in its parser, and reads again, once the
+        /// application has handled enough of its messages.
+        mutating func resumeReading(_ fd: Int32) {
+            guard let peer = connections[fd], peer.readPaused, let c = peer.connection, c.acceptsInbound else { return }
+            peer.readPaused = false
+            peer.lastHeard = .now  // the silence while paused was ours
+            frames(peer)
+        }
+
         /// Sends our close frame (after control frames, before anything else queued) and waits
         /// for the client's.
         func startClosing(_ peer: Peer, _ code: WebSocketCloseCode, _ reason: String, notify: Bool) {
             peer.control.append(WebSocketFrame.close(code, reason: reason))
+            peer.readPaused = false
             peer.phase = .closing
             peer.closeCode = code
             peer.closeReason = reason
@@ -395,7 +480,10 @@ public final class WebSocketServer: Sendable {
                 if peer.writeOffset >= peer.writeBuffer.count {
                     peer.writeBuffer = []
                     peer.writeOffset = 0
-                    if !peer.control.isEmpty {
+                    if let pong = peer.pendingPong {
+                        peer.pendingPong = nil
+                        peer.writeBuffer = pong
+                    } else if !peer.control.isEmpty {
                         peer.writeBuffer = peer.control.removeFirst()
                     } else if case .open = peer.phase, let c = peer.connection,
                               let (frame, isClose) = c.outbox.withLock({ popOrHandOver(&$0, peer) }) {
@@ -411,6 +499,7 @@ public final class WebSocketServer: Sendable {
                         drop(fd, code: peer.closeCode, reason: peer.closeReason)
                         return
                     } else {
+                        peer.connection?.noteWritten()
                         return
                     }
                 }
@@ -418,7 +507,10 @@ public final class WebSocketServer: Sendable {
                     send(fd, b.baseAddress! + peer.writeOffset, b.count - peer.writeOffset, Int32(MSG_NOSIGNAL))
                 }
                 if n < 0 {
-                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
+                    if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR {
+                        peer.connection?.noteWritten()
+                        return
+                    }
                     drop(fd, code: nil, reason: "write failed: \(Sockets.errorText(errno))")
                     return
                 }
@@ -471,6 +563,7 @@ public final class WebSocketServer: Sendable {
         mutating func checkDeadlines() {
             let now = ContinuousClock.now
             for (fd, peer) in connections {
+                if case .open = peer.phase { checkSilence(peer, now: now) }
                 guard let deadline = peer.deadline, now >= deadline else { continue }
                 switch peer.phase {
                 case .handshake: respond(peer, .text(408, "Request Timeout", "The upgrade request did not arrive in time."))
@@ -479,11 +572,28 @@ public final class WebSocketServer: Sendable {
             }
         }
 
+        /// A connection silent for a ping interval gets a ping; one silent for another interval
+        /// after it is closed (a client gone without a FIN, or one holding a slot it never uses).
+        /// Silence while the server does not read (paused) is not the client's.
+        func checkSilence(_ peer: Peer, now: ContinuousClock.Instant) {
+            guard !peer.readPaused else { return }
+            if let sent = peer.pingSentAt {
+                if now - sent >= config.pingInterval {
+                    startClosing(peer, .goingAway, "no answer to a ping within \(config.pingInterval)", notify: true)
+                }
+            } else if now - peer.lastHeard >= config.pingInterval {
+                takeOverWrites(peer)
+                peer.control.append(WebSocketFrame.encode(.ping, []))
+                peer.pingSentAt = now
+            }
+        }
+
         mutating func drop(_ fd: Int32, code: WebSocketCloseCode?, reason: String) {
             guard let peer = connections.removeValue(forKey: fd) else { return }
             peer.connection?.outbox.withLock { box in
                 box.state = .closed
                 box.directFD = nil  // before close(fd): the number may be reused at once
+                box.totalQueued?.add(-box.bytes)
                 box.partial = []
                 box.frames = []
                 box.head = 0
@@ -499,7 +609,20 @@ public final class WebSocketServer: Sendable {
         enum Phase { case handshake, open, closing, httpOnly }
         let fd: Int32
         let name: String
-        let isUnix: Bool
+        let listener: RequestOriginPolicy.Listener
+        var isUnix: Bool { listener.isUnix }
+        /// The peer's address without its port: the unit of the handshake pool's per-address cap.
+        let address: String
+        let acceptedAt = ContinuousClock.now
+        /// When a byte last arrived, and when the ping that asks for one went out.
+        var lastHeard = ContinuousClock.now
+        var pingSentAt: ContinuousClock.Instant?
+        /// The answer to the latest ping, written before anything else.
+        var pendingPong: [UInt8]?
+        /// Not read while the application holds too much of its input.
+        var readPaused = false
+        /// The frame parser failed: whatever else arrives is discarded.
+        var parserFailed = false
         var phase = Phase.handshake
         var handshakeBuffer: [UInt8] = []
         var parser: WebSocketFrameParser
@@ -518,16 +641,27 @@ public final class WebSocketServer: Sendable {
         var notified = false
         var deadline: ContinuousClock.Instant?
 
-        init(fd: Int32, name: String, isUnix: Bool, deadline: ContinuousClock.Instant, maxMessageSize: Int) {
+        init(fd: Int32, name: String, listener: RequestOriginPolicy.Listener, deadline: ContinuousClock.Instant, maxMessageSize: Int) {
             self.fd = fd
             self.name = name
-            self.isUnix = isUnix
+            self.listener = listener
+            self.address = listener.isUnix ? "unix" : (name.lastIndex(of: ":").map { String(name[..<$0]) } ?? name)
             self.deadline = deadline
             self.parser = WebSocketFrameParser(maxMessageSize: maxMessageSize)
         }
 
+        /// Whether it takes a slot of the handshake pool of its kind (TCP or Unix): not upgraded
+        /// and not yet closing.
+        func counts(asHandshakeOf unix: Bool) -> Bool {
+            guard isUnix == unix else { return false }
+            switch phase {
+            case .handshake, .httpOnly: return true
+            case .open, .closing: return false
+            }
+        }
+
         var wantsWrite: Bool {
-            if writeOffset < writeBuffer.count || !control.isEmpty || finishAfterWrite { return true }
+            if writeOffset < writeBuffer.count || pendingPong != nil || !control.isEmpty || finishAfterWrite { return true }
             if case .open = phase, let c = connection { return c.outbox.withLock { $0.count > 0 || $0.state == .overflowed } }
             return false
         }

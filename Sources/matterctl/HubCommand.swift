@@ -6,6 +6,7 @@ import MatterCommissioning
 import MatterHome
 import MatterHubService
 import MatterPlatform
+import MatterWebSocket
 
 /// `matterctl hub serve|token|status`: the long-running hub and its credentials.
 struct HubCommand: ParsableCommand {
@@ -25,8 +26,12 @@ struct HubCommand: ParsableCommand {
                 WebSocket API (the one Home Assistant's Matter integration uses) at ws://ADDR:PORT/ws, and \\
                 on the owner-only Unix socket <state>/hub.sock. Prints 'hub: ready ws://...' once it \\
                 listens. Only loopback is served unless --listen names other addresses; then, or with \\
-                --require-token, clients must present the token ('matterctl hub token') as ?token=. While \\
-                it runs it is the only writer of the state directory.
+                --require-token, clients must present the token ('matterctl hub token') as ?token=. Web \\
+                pages on other sites cannot reach it: a WebSocket upgrade whose Origin is not the hub's own \\
+                (or one given with --allow-origin) is refused, and on loopback so is every request whose \\
+                Host is not a loopback address, localhost or a name given with --allow-host (DNS \\
+                rebinding). Native clients such as Home Assistant's send no Origin and are not affected. \\
+                While it runs it is the only writer of the state directory.
                 """,
             usesHubState: true,
             options: [
@@ -36,6 +41,10 @@ struct HubCommand: ParsableCommand {
                 .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files), instead of the default store"),
                 .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
                 .flag("--require-token", help: "require the API token on loopback too"),
+                .value("--allow-origin", "ORIGIN", help: "a web origin that may open the WebSocket, e.g. https://ha.example:8123 (repeatable)",
+                       repeatable: true),
+                .value("--allow-host", "NAME", help: "a host name loopback listeners answer to, e.g. a Docker service name (repeatable)",
+                       repeatable: true),
             ],
             examples: ["matterctl hub serve", "matterctl hub serve --listen 192.168.1.10 --port 5580"])
 
@@ -47,6 +56,12 @@ struct HubCommand: ParsableCommand {
             configuration.listen = args.values("--listen")
             configuration.port = try args.integer("--port", as: UInt16.self) ?? 5580
             configuration.requireToken = args.flag("--require-token")
+            configuration.allowedOrigins = args.values("--allow-origin")
+            configuration.allowedHosts = args.values("--allow-host")
+            for origin in configuration.allowedOrigins where RequestOriginPolicy.normalizedOrigin(origin) == nil {
+                throw UsageError("--allow-origin \(origin): an origin is http:// or https:// with a host and an optional port, no path")
+            }
+            raiseDescriptorLimit()
             configuration.onCommissioningStep = HomeCommands.killAfterStep()
             let log: @Sendable (String) -> Void = { Output.err($0) }
             let server: HubServer
@@ -70,6 +85,15 @@ struct HubCommand: ParsableCommand {
             await server.stop()
             return 0
         }
+    }
+
+    /// Lifts the soft limit on open descriptors to the hard one: 1,024 WebSocket clients and the
+    /// devices' sockets do not fit in the usual soft 1,024.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// `matterctl hub token [--rotate]`

@@ -165,7 +165,7 @@ import TestSupport
     @Test func infoEndpoint() async throws {
         try await withServer { _, _, port in
             let c = try WebSocketTestClient(port: port)
-            try await c.sendRaw(Array("GET /info HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            try await c.sendRaw(Array("GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             #expect(try await c.readResponseHead() == 200)
             let info = try ServerInfo(json: JSONParser.parse(await c.readToEnd()))
             #expect(info.sdkVersion == "matterhub-test/0")

@@ -15,9 +15,24 @@ final class EchoDelegate: WebSocketServerDelegate {
     func connectionOpened(_ connection: WebSocketConnection) { opened.withLock { $0.append(connection) } }
     func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
         if case .text(let t) = message { connection.send(text: t) }
+        connection.handled(message)
     }
     func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
         closes.withLock { $0.append((connection.id, code, reason)) }
+    }
+}
+
+/// Keeps what it receives unhandled until the test lets go.
+final class HoldingDelegate: WebSocketServerDelegate {
+    let held = Mutex<[(WebSocketConnection, WebSocketMessage)]>([])
+    func httpResponse(for request: HTTPRequestHead) -> HTTPResponse? { nil }
+    func connectionOpened(_ connection: WebSocketConnection) {}
+    func connection(_ connection: WebSocketConnection, received message: WebSocketMessage) {
+        held.withLock { $0.append((connection, message)) }
+    }
+    func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {}
+    func releaseAll() {
+        for (c, m) in held.withLock({ h in defer { h = [] }; return h }) { c.handled(m) }
     }
 }
 
@@ -87,12 +102,19 @@ final class EchoDelegate: WebSocketServerDelegate {
     @Test func plainHTTP() async throws {
         try await withServer { server, _ in
             let root = try WebSocketTestClient(port: server.tcpPort!)
-            try await root.sendRaw(Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            try await root.sendRaw(Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
             #expect(try await root.readResponseHead() == 200)
             #expect(String(decoding: try await root.readToEnd(), as: UTF8.self) == "hello\n")
             let missing = try WebSocketTestClient(port: server.tcpPort!)
-            try await missing.sendRaw(Array("GET /nothing HTTP/1.1\r\n\r\n".utf8))
+            try await missing.sendRaw(Array("GET /nothing HTTP/1.1\r\nHost: localhost:1\r\n\r\n".utf8))
             #expect(try await missing.readResponseHead() == 404)
+            // HTTP/1.1 without Host (RFC 9112 3.2), and a Host that is not loopback (rebinding).
+            let noHost = try WebSocketTestClient(port: server.tcpPort!)
+            try await noHost.sendRaw(Array("GET / HTTP/1.1\r\n\r\n".utf8))
+            #expect(try await noHost.readResponseHead() == 400)
+            let rebound = try WebSocketTestClient(port: server.tcpPort!)
+            try await rebound.sendRaw(Array("GET / HTTP/1.1\r\nHost: evil.example:\(server.tcpPort!)\r\n\r\n".utf8))
+            #expect(try await rebound.readResponseHead() == 403)
             let garbage = try WebSocketTestClient(port: server.tcpPort!)
             try await garbage.sendRaw(Array("\u{1}\u{2}garbage\r\n\r\n".utf8))
             #expect(try await garbage.readResponseHead() == 400)
@@ -129,8 +151,9 @@ final class EchoDelegate: WebSocketServerDelegate {
             try await a.upgrade()
             let b = try WebSocketTestClient(port: server.tcpPort!)
             try await b.upgrade()
+            // Sockets that have not upgraded do not count: the third is refused at its upgrade.
             let c = try WebSocketTestClient(port: server.tcpPort!)
-            #expect(try await c.readResponseHead() == 503)
+            #expect(try await c.upgrade() == 503)
             try await a.sendText("still here")
             #expect(try await a.nextText() == "still here")
         }
@@ -162,7 +185,10 @@ final class EchoDelegate: WebSocketServerDelegate {
     /// the rest of a frame goes to the I/O thread. Whatever the mix, and with pongs the I/O
     /// thread writes in between, every frame arrives whole and each sender's frames in order.
     @Test func concurrentSendersFramesArriveWholeAndInOrder() async throws {
-        try await withServer { server, delegate in
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxQueuedBytes = 64 << 20  // the 16 MB burst is the point here, not the limit
+        config.maxTotalQueuedBytes = 128 << 20
+        try await withServer(config) { server, delegate in
             let client = try WebSocketTestClient(port: server.tcpPort!)
             try await client.upgrade()
             #expect(await eventually(5) { delegate.opened.withLock { !$0.isEmpty } })
@@ -204,5 +230,90 @@ final class EchoDelegate: WebSocketServerDelegate {
             #expect(pongs == 2)
             #expect(connection.isOpen)
         }
+    }
+
+    /// A page on another origin cannot open the socket; the hub's own origins, listed ones and
+    /// native clients (no Origin) can.
+    @Test func theOriginOfAnUpgradeIsChecked() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.originPolicy = RequestOriginPolicy(allowedOrigins: ["https://HA.example:8123/"])
+        try await withServer(config) { server, _ in
+            let port = server.tcpPort!
+            for (origin, status) in [("http://evil.example", 403), ("null", 403), ("http://127.0.0.1:8765", 403),
+                                     ("http://127.0.0.1:\(port)", 101), ("http://localhost:\(port)", 101),
+                                     ("https://ha.example:8123", 101)] {
+                let c = try WebSocketTestClient(port: port)
+                #expect(try await c.upgrade(extraHeaders: "Origin: \(origin)\r\n") == status, "\(origin)")
+                if status == 403 { #expect(try String(decoding: await c.readToEnd(), as: UTF8.self).contains("--allow-origin")) }
+            }
+            let native = try WebSocketTestClient(port: port)
+            #expect(try await native.upgrade() == 101)
+        }
+    }
+
+    /// Sockets that never send a byte fill the handshake pool; the oldest goes for each new
+    /// one, so a real client still gets in at once.
+    @Test func silentSocketsCannotLockOutAClient() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxHandshakes = 6
+        config.maxHandshakesPerAddress = 3
+        try await withServer(config) { server, _ in
+            var silent: [WebSocketTestClient] = []
+            for _ in 0..<20 { silent.append(try WebSocketTestClient(port: server.tcpPort!)) }
+            try await Task.sleep(for: .milliseconds(200))
+            let client = try WebSocketTestClient(port: server.tcpPort!)
+            #expect(try await client.upgrade() == 101)
+            try await client.sendText("in")
+            #expect(try await client.nextText() == "in")
+            // The first silent sockets were closed to make room.
+            #expect(try await silent[0].readToEnd().isEmpty)
+        }
+    }
+
+    /// A silent connection is pinged; one that answers stays, one that does not is closed.
+    @Test func aClientThatDoesNotAnswerPingsIsClosed() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.pingInterval = .milliseconds(300)
+        try await withServer(config) { server, delegate in
+            let answering = try WebSocketTestClient(port: server.tcpPort!)
+            try await answering.upgrade()
+            let silent = try WebSocketTestClient(port: server.tcpPort!)
+            try await silent.upgrade()
+            var pings = 0
+            let start = ContinuousClock.now
+            while ContinuousClock.now - start < .seconds(1.5) {
+                if case .ping(let p)? = try await answering.next() {
+                    pings += 1
+                    try await answering.send(.pong, p)
+                }
+            }
+            #expect(pings >= 2)
+            #expect(await eventually(5) { delegate.closes.withLock { $0.contains { $0.2.contains("no answer to a ping") } } })
+            try await answering.sendText("still here")
+            #expect(try await answering.nextText() == "still here")
+        }
+    }
+
+    /// While the application holds the in-flight limit's worth of a connection's messages, the
+    /// server reads no more of them; it goes on once they are handled.
+    @Test func readingPausesWhileTooManyMessagesAreInFlight() async throws {
+        var config = WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)])
+        config.maxMessagesInFlight = 4
+        let delegate = HoldingDelegate()
+        let server = try WebSocketServer(configuration: config, delegate: delegate)
+        server.start()
+        let client = try WebSocketTestClient(port: server.tcpPort!)
+        try await client.upgrade()
+        for n in 0..<20 { try await client.sendText("m\(n)") }
+        #expect(await eventually(5) { delegate.held.withLock { $0.count == 4 } })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(delegate.held.withLock { $0.count } == 4)
+        var received = 0
+        #expect(await eventually(5) {
+            received += delegate.held.withLock { $0.count }
+            delegate.releaseAll()
+            return received == 20
+        })
+        await server.stop()
     }
 }

@@ -241,6 +241,7 @@ extension HubService {
     // MARK: - Network credentials
 
     func setWiFi(ssid: String, credentials: String) async throws(APIError) -> JSONValue {
+        try takeCredentialWrite("set_wifi_credentials")
         do {
             let wifi = try WiFiCredentials(ssid: Array(ssid.utf8), passphrase: SecretBytes(Array(credentials.utf8)))
             try await hub.setWiFiCredentials(wifi)
@@ -257,6 +258,7 @@ extension HubService {
         guard let tlvs = Base16.decode(dataset.filter { !$0.isWhitespace }) else {
             throw APIError(.invalidArguments, "set_thread_dataset: the dataset must be hex (the operational dataset's TLVs)")
         }
+        try takeCredentialWrite("set_thread_dataset")
         do { try await hub.setThreadDataset(tlvs: tlvs) } catch {
             throw APIError(.invalidArguments, "set_thread_dataset: \(error.description)")
         }

@@ -40,6 +40,18 @@ public final class HubService: HubBackend, Sendable {
         var announcing: Set<NodeID> = []
         /// Nodes whose last availability update, in the runtime's order, said available.
         var availableInUpdates: Set<NodeID> = []
+        /// set_wifi_credentials and set_thread_dataset together (each is an fsync).
+        var credentialWrites = WriteRateLimit()
+    }
+
+    /// Refuses a network credential write beyond the rate limit, saying when to try again.
+    func takeCredentialWrite(_ command: String) throws(APIError) {
+        guard let wait = state.withLock({ $0.credentialWrites.take() }) else { return }
+        let ms = Int(wait / .milliseconds(1)) + 1
+        throw APIError(.unknownError, """
+            \(command): too many network credential changes; the hub stores at most one a second after a burst \
+            of \(WriteRateLimit().burst). Try again in \(ms) ms.
+            """)
     }
 
     /// Opens the hub's store and fabric (created on first use) and reconciles what a crash left

@@ -1,15 +1,18 @@
 import FoundationEssentials
 import MatterWebSocket
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The dashboard's static files (Sources/MatterHubService/Dashboard: plain HTML, CSS and
 /// JavaScript, no build step), read once at start and served from memory on the I/O thread:
 /// `GET /` (and `/index.html`) is the page, `/dashboard/<file>` its scripts and styles. When the
-/// hub requires a token, the page needs `?token=` too (it passes it on to the WebSocket); the
-/// scripts and styles hold nothing about the home and are served without it.
+/// hub requires a token, the WebSocket server asks it of every one of these requests
+/// (``WebSocketHandshake/evaluate(_:path:token:)``): the page is opened with `?token=`, which it
+/// passes on to the WebSocket, and its own files get it from the cookie set then.
 public struct DashboardFiles: Sendable {
     /// File name -> contents.
     let files: [String: [UInt8]]
-    let token: String?
     /// Where the files came from, or why there are none.
     public let origin: String
     /// Whether the page was found (otherwise `GET /` says how to install it).
@@ -27,8 +30,7 @@ public struct DashboardFiles: Sendable {
 
     /// The files of `MATTERHUB_DASHBOARD_DIR` when it is set (to work on the page without
     /// rebuilding), else the ones built in.
-    public init(token: String?, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.token = token
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard let folder = environment["MATTERHUB_DASHBOARD_DIR"] else {
             files = Self.embedded
             origin = "built in"
@@ -36,12 +38,19 @@ public struct DashboardFiles: Sendable {
         }
         var files: [String: [UInt8]] = [:]
         if let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names.contains("index.html") {
-            for name in names where Self.types[Self.fileExtension(name)] != nil {
+            // Regular files only: a symbolic link could lead anywhere (the state's keys).
+            for name in names where Self.types[Self.fileExtension(name)] != nil && Self.isRegularFile(folder + "/" + name) {
                 if let data = FileManager.default.contents(atPath: folder + "/" + name) { files[name] = [UInt8](data) }
             }
         }
         self.files = files
         origin = files["index.html"] == nil ? "no index.html in MATTERHUB_DASHBOARD_DIR \(folder)" : folder
+    }
+
+    /// Whether `path` is a regular file itself, not a link, a device or a folder (lstat).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
     }
 
     /// What follows the last dot of a file name ("" when there is none, or only a leading one).
@@ -55,12 +64,6 @@ public struct DashboardFiles: Sendable {
         let path = request.path
         let name: String
         if path == "/" || path == "/index.html" {
-            if let token {
-                let given = request.query.first { $0.name == "token" }?.value ?? ""
-                guard Self.sameSecret(given, token) else {
-                    return .text(401, "Unauthorized", "This hub requires its token: open /?token=<token> ('matterctl hub token' prints it).")
-                }
-            }
             name = "index.html"
         } else if path.hasPrefix("/dashboard/") {
             name = String(path.dropFirst("/dashboard/".count))
@@ -80,13 +83,5 @@ public struct DashboardFiles: Sendable {
             "Content-Security-Policy": "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'",
             "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
         ], body: body)
-    }
-
-    /// Compares without an early exit (the token is a secret).
-    static func sameSecret(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var diff = UInt8(x.count == y.count ? 0 : 1)
-        for i in 0..<max(x.count, y.count) { diff |= (i < x.count ? x[i] : 0) ^ (i < y.count ? y[i] : 0) }
-        return diff == 0
     }
 }

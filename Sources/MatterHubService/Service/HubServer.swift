@@ -16,6 +16,13 @@ public final class HubServer: Sendable {
         public var options: CommissioningOptions
         /// Require the token on loopback too (it is always required on other addresses).
         public var requireToken = false
+        /// Web origins besides the hub's own that may open the WebSocket (`--allow-origin`).
+        public var allowedOrigins: [String] = []
+        /// Host names loopback listeners answer to besides localhost (`--allow-host`).
+        public var allowedHosts: [String] = []
+        /// How long a silent client goes before it is pinged (and as long again before it is
+        /// closed); `MATTERHUB_WS_PING_INTERVAL` (seconds) sets it for tests.
+        public var pingInterval: Duration = Self.pingIntervalFromEnvironment() ?? .seconds(30)
         public var discovery: MatterDiscovery = MatterDiscovery()
         /// The network namespace the hub's Matter UDP socket opens in (nil: this process's): the
         /// lab tests run a hub in-process whose devices are in other namespaces.
@@ -27,6 +34,12 @@ public final class HubServer: Sendable {
         public init(stateDirectory: String, options: CommissioningOptions) {
             self.stateDirectory = stateDirectory
             self.options = options
+        }
+
+        static func pingIntervalFromEnvironment() -> Duration? {
+            guard let text = ProcessInfo.processInfo.environment["MATTERHUB_WS_PING_INTERVAL"], let seconds = Double(text),
+                  seconds > 0 else { return nil }
+            return .milliseconds(Int64(seconds * 1000))
         }
 
         /// Whether a client must present the token: any address beyond loopback, or when asked.
@@ -54,9 +67,11 @@ public final class HubServer: Sendable {
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))
         let token = configuration.tokenRequired ? try APIToken.load(stateDirectory: configuration.stateDirectory) : nil
-        let dashboard = DashboardFiles(token: token)
+        let dashboard = DashboardFiles()
         self.dashboard = dashboard
-        api = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: addresses, token: token),
+        let policy = RequestOriginPolicy(allowedOrigins: configuration.allowedOrigins, allowedHosts: configuration.allowedHosts)
+        api = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: addresses, token: token, originPolicy: policy,
+                                                                           pingInterval: configuration.pingInterval),
                                backend: service, httpHandler: { dashboard.response(for: $0) }, log: log)
         let api = self.api
         service.setEventSink { api.publish($0) }

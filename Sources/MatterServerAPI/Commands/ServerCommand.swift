@@ -10,6 +10,9 @@ public struct DeviceCommandArguments: Hashable, Sendable {
     public var responseType: JSONValue
     public var timedRequestTimeoutMs: UInt32?
     public var interactionTimeoutMs: UInt32?
+    /// The longest `interaction_timeout_ms` accepted: a device that has not answered in 10
+    /// minutes will not (ConnectNetwork, the slowest, waits at most 255 s).
+    public static let maxInteractionTimeoutMs: UInt32 = 600_000
 
     public init(nodeID: UInt64, endpointID: UInt16, clusterID: UInt32, commandName: String, payload: JSONObject = JSONObject(),
                 responseType: JSONValue = .null, timedRequestTimeoutMs: UInt32? = nil, interactionTimeoutMs: UInt32? = nil) {
@@ -131,12 +134,19 @@ public enum ServerCommand: Hashable, Sendable {
             case .object(let o)?: payload = o
             case let other?: throw .invalidArguments("device_command: argument 'payload' must be an object, not \(other.typeName)")
             }
+            let interactionTimeout: UInt32? = try a.optional("interaction_timeout_ms")
+            if let ms = interactionTimeout, ms > DeviceCommandArguments.maxInteractionTimeoutMs {
+                throw .invalidArguments("""
+                    device_command: interaction_timeout_ms may be at most \(DeviceCommandArguments.maxInteractionTimeoutMs) \
+                    (10 minutes), not \(ms)
+                    """)
+            }
             return .deviceCommand(DeviceCommandArguments(
                 nodeID: try a.required("node_id"), endpointID: try a.required("endpoint_id"),
                 clusterID: try a.required("cluster_id"), commandName: try a.required("command_name"), payload: payload,
                 responseType: a.raw("response_type") ?? .null,
                 timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"),
-                interactionTimeoutMs: try a.optional("interaction_timeout_ms")))
+                interactionTimeoutMs: interactionTimeout))
         case .readAttribute:
             let texts: [String]
             switch a.raw("attribute_path") {
