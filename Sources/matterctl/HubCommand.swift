@@ -6,7 +6,6 @@ import MatterCommissioning
 import MatterHome
 import MatterHubService
 import MatterPlatform
-import MatterWebSocket
 
 /// `matterctl hub serve|token|status`: the long-running hub and its credentials.
 struct HubCommand: ParsableCommand {
@@ -58,7 +57,7 @@ struct HubCommand: ParsableCommand {
             configuration.requireToken = args.flag("--require-token")
             configuration.allowedOrigins = args.values("--allow-origin")
             configuration.allowedHosts = args.values("--allow-host")
-            for origin in configuration.allowedOrigins where RequestOriginPolicy.normalizedOrigin(origin) == nil {
+            for origin in HubServer.Configuration.invalidOrigins(configuration.allowedOrigins) {
                 throw UsageError("--allow-origin \(origin): an origin is http:// or https:// with a host and an optional port, no path")
             }
             raiseDescriptorLimit()

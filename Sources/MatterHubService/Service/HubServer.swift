@@ -36,6 +36,11 @@ public final class HubServer: Sendable {
             self.options = options
         }
 
+        /// The `--allow-origin` values that are not an origin (`http(s)://host[:port]`).
+        public static func invalidOrigins(_ origins: [String]) -> [String] {
+            origins.filter { RequestOriginPolicy.normalizedOrigin($0) == nil }
+        }
+
         static func pingIntervalFromEnvironment() -> Duration? {
             guard let text = ProcessInfo.processInfo.environment["MATTERHUB_WS_PING_INTERVAL"], let seconds = Double(text),
                   seconds > 0 else { return nil }
