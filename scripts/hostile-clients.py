@@ -2,7 +2,7 @@
 """Hostile clients against a running MatterHub API server (matterctl hub serve).
 
     hostile-clients.py --url ws://127.0.0.1:PORT/ws --pid HUB_PID [--unix STATE/hub.sock]
-                       [--token TOKEN] [--token-required] [--allowed-origin ORIGIN]
+                       [--token TOKEN | --token-file FILE] [--token-required] [--allowed-origin ORIGIN]
                        [--allowed-host NAME] [--ping-interval S] [--only CASE,...] [--json]
 
 Run it (and the hub) inside a lab namespace, never in the root one:
@@ -30,7 +30,7 @@ import time
 from urllib.parse import urlsplit
 
 # Memory bounds: growth of the hub's RSS (peak during the case minus before), in MB.
-IDLE_CLIENTS_GROWTH_MB = 32       # 3a: 200 idle upgraded connections
+IDLE_CLIENTS_GROWTH_MB = 32       # 3a: 200 (or --idle-clients, up to 1000) idle upgraded connections
 PING_FLOOD_GROWTH_MB = 32         # 4a: 3 s of 125-byte pings, never reading the pongs
 BIG_MESSAGES_GROWTH_MB = 48       # 4b: 10 s of 1 MiB commands, never reading
 GARBAGE_GROWTH_MB = 16            # 4c: garbage streamed after a protocol error
@@ -550,15 +550,15 @@ def host_allowed():
 
 @case("idle-200", bound_mb=IDLE_CLIENTS_GROWTH_MB)
 def idle_200():
-    statuses, end = {}, time.monotonic() + 20
-    for _ in range(IDLE_CLIENTS):
+    statuses, end = {}, time.monotonic() + 60
+    for _ in range(ARGS.idle_clients):
         if time.monotonic() > end:
             break
         _, r = upgrade(timeout=3)
         statuses[str(r)] = statuses.get(str(r), 0) + 1
     ok, text = served_all()
     counts = ", ".join(f"{n}x {s}" for s, n in sorted(statuses.items()))
-    return ok, f"{IDLE_CLIENTS} idle upgrades: {counts}; then {text}"
+    return ok, f"{ARGS.idle_clients} idle upgrades: {counts}; then {text}"
 
 
 def silent_sockets_then_served():
@@ -775,12 +775,15 @@ def interaction_timeout():
     if ws is None:
         return False, f"upgrade -> {r}"
     ws.recv_json(5)
+    # device_command is the one command with interaction_timeout_ms (read_attribute has none,
+    # as in python-matter-server); the limit is checked before the node is looked up.
     commands = [
         {"message_id": "d", "command": "device_command", "args": {
             "node_id": 1, "endpoint_id": 1, "cluster_id": 6, "command_name": "On", "payload": {},
             "interaction_timeout_ms": 4233600000}},
-        {"message_id": "r", "command": "read_attribute", "args": {
-            "node_id": 1, "attribute_path": "1/6/0", "interaction_timeout_ms": 4294967295}},
+        {"message_id": "m", "command": "device_command", "args": {
+            "node_id": 1, "endpoint_id": 1, "cluster_id": 6, "command_name": "On", "payload": {},
+            "interaction_timeout_ms": 4294967295}},
     ]
     ok, seen = True, []
     for c in commands:
@@ -883,7 +886,9 @@ def traversal():
     targets = ["/dashboard/../../etc/passwd", "/dashboard/%2e%2e/%2e%2e/etc/passwd",
                "/dashboard/%2e%2e%2f%2e%2e%2fetc%2fpasswd", "/dashboard/..%2f..%2fetc%2fpasswd",
                "/%2e%2e/%2e%2e/etc/passwd"]
-    results = [(t, get(t)) for t in targets]
+    # With the token, so that a token listener gets as far as the path (401 proves nothing).
+    query = f"?token={ARGS.token}" if ARGS.token else ""
+    results = [(t, get(t + query)) for t in targets]
     leaked = [t for t, r in results if b"root:" in r.body]
     ok = all(r.status == 404 for _, r in results) and not leaked
     return ok, ", ".join(f"{t} -> {r}" for t, r in results) + (f"; LEAKED {leaked}" if leaked else "")
@@ -945,18 +950,23 @@ def main():
     p.add_argument("--pid", required=True, type=int, help="the hub's PID (for its RSS)")
     p.add_argument("--unix", help="the hub's Unix socket (<state>/hub.sock)")
     p.add_argument("--token", help="the API token (sent as ?token= on every request that should pass)")
+    p.add_argument("--token-file", help="a file holding the API token (keeps it off the argument list)")
     p.add_argument("--token-required", action="store_true", help="the TCP listener requires the token")
     p.add_argument("--allowed-origin", help="an Origin the hub was told to allow")
     p.add_argument("--allowed-host", help="a Host name the hub was told to allow")
     p.add_argument("--ping-interval", type=float, help="the hub's ping interval S in seconds")
+    p.add_argument("--idle-clients", type=int, default=IDLE_CLIENTS, help="idle upgraded connections in idle-200")
     p.add_argument("--only", help="comma-separated case names")
     p.add_argument("--json", action="store_true", help="one JSON object per case instead of the text line")
     ARGS = p.parse_args()
     u = urlsplit(ARGS.url)
     if u.scheme != "ws" or not u.hostname or not u.port:
         p.error("--url must be ws://HOST:PORT/PATH")
+    if ARGS.token_file:
+        with open(ARGS.token_file) as f:
+            ARGS.token = f.read().strip()
     if ARGS.token_required and not ARGS.token:
-        p.error("--token-required needs --token")
+        p.error("--token-required needs --token or --token-file")
     ARGS.host, ARGS.port, ARGS.hostport, ARGS.path = u.hostname, u.port, u.netloc, u.path or "/ws"
     if rss_mb(ARGS.pid) is None:
         print(f"hostile: no process {ARGS.pid} (--pid)", file=sys.stderr)

@@ -112,6 +112,12 @@ public final class WebSocketConnection: Sendable, Hashable, CustomStringConverti
         enqueue(WebSocketFrame.encode(.text, text), isClose: false)
     }
 
+    /// Queues a binary message, as ``send(text:)``.
+    @discardableResult
+    public func send(binary: [UInt8]) -> Bool {
+        enqueue(WebSocketFrame.encode(.binary, binary), isClose: false)
+    }
+
     /// Sends a close frame after what is already queued; nothing can be sent afterwards.
     public func close(_ code: WebSocketCloseCode = .normal, reason: String = "") {
         outbox.withLock { box in

@@ -408,8 +408,11 @@ public final class WebSocketServer: Sendable {
                 do {
                     event = try peer.parser.next()
                 } catch {
+                    // Fail the connection (RFC 6455 7.1.7): our close frame, then the TCP
+                    // connection closes; nothing after the bad frame can be read reliably.
                     peer.parserFailed = true
                     startClosing(peer, error.code, error.reason, notify: true)
+                    peer.finishAfterWrite = true
                     return
                 }
                 guard let event else { return }
@@ -418,9 +421,11 @@ public final class WebSocketServer: Sendable {
                 case .binary(let payload): deliver(.binary(payload), on: connection)
                 case .ping(let payload):
                     // Taken over first, so a message sent after this ping cannot pass its pong.
-                    // Only the latest ping is answered (RFC 6455 5.5.3): a flood holds one pong.
+                    // A flood holds only the answers to the latest pings (RFC 6455 5.5.3 lets
+                    // an endpoint answer only the most recent one).
                     takeOverWrites(peer)
-                    peer.pendingPong = WebSocketFrame.encode(.pong, payload)
+                    if peer.pendingPongs.count >= Peer.maxPendingPongs { peer.pendingPongs.removeFirst() }
+                    peer.pendingPongs.append(WebSocketFrame.encode(.pong, payload))
                 case .pong: break
                 case .close(let code, let reason):
                     // Echo the close (section 5.5.1) and finish once it is written.
@@ -480,9 +485,8 @@ public final class WebSocketServer: Sendable {
                 if peer.writeOffset >= peer.writeBuffer.count {
                     peer.writeBuffer = []
                     peer.writeOffset = 0
-                    if let pong = peer.pendingPong {
-                        peer.pendingPong = nil
-                        peer.writeBuffer = pong
+                    if !peer.pendingPongs.isEmpty {
+                        peer.writeBuffer = peer.pendingPongs.removeFirst()
                     } else if !peer.control.isEmpty {
                         peer.writeBuffer = peer.control.removeFirst()
                     } else if case .open = peer.phase, let c = peer.connection,
@@ -580,6 +584,8 @@ public final class WebSocketServer: Sendable {
             if let sent = peer.pingSentAt {
                 if now - sent >= config.pingInterval {
                     startClosing(peer, .goingAway, "no answer to a ping within \(config.pingInterval)", notify: true)
+                    // It answers nothing: no point waiting the close timeout for its close frame.
+                    peer.deadline = now + .milliseconds(250)
                 }
             } else if now - peer.lastHeard >= config.pingInterval {
                 takeOverWrites(peer)
@@ -617,8 +623,9 @@ public final class WebSocketServer: Sendable {
         /// When a byte last arrived, and when the ping that asks for one went out.
         var lastHeard = ContinuousClock.now
         var pingSentAt: ContinuousClock.Instant?
-        /// The answer to the latest ping, written before anything else.
-        var pendingPong: [UInt8]?
+        /// Answers to the latest pings (at most ``maxPendingPongs``), written before anything else.
+        var pendingPongs: [[UInt8]] = []
+        static let maxPendingPongs = 16
         /// Not read while the application holds too much of its input.
         var readPaused = false
         /// The frame parser failed: whatever else arrives is discarded.
@@ -661,7 +668,7 @@ public final class WebSocketServer: Sendable {
         }
 
         var wantsWrite: Bool {
-            if writeOffset < writeBuffer.count || pendingPong != nil || !control.isEmpty || finishAfterWrite { return true }
+            if writeOffset < writeBuffer.count || !pendingPongs.isEmpty || !control.isEmpty || finishAfterWrite { return true }
             if case .open = phase, let c = connection { return c.outbox.withLock { $0.count > 0 || $0.state == .overflowed } }
             return false
         }
