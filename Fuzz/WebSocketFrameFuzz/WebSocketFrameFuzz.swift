@@ -31,8 +31,23 @@ func fuzzOne(_ input: [UInt8]) {
         }
     }
     if let (head, _) = try? HTTPRequestHead.parse(input) {
+        guard head.version == "HTTP/1.1" || head.version == "HTTP/1.0" else { fatalError("accepted \(head.version)") }
+        guard head.headers.allSatisfy({ $0.value.utf8.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }) else {
+            fatalError("a control byte in a header value")
+        }
         _ = WebSocketHandshake.evaluate(head, path: "/ws", token: "t")
         _ = head.query
+        // The browser rules: any Host and Origin is accepted or refused, never a trap; a
+        // loopback listener never lets a non-loopback Host through.
+        let policy = RequestOriginPolicy(allowedOrigins: ["https://ha.example:8123"], allowedHosts: ["hub"])
+        let loopback = RequestOriginPolicy.Listener(host: "127.0.0.1", port: 5580, isUnix: false)
+        let listeners = [loopback, .init(host: "::1", port: 5580, isUnix: false), .init(host: "", port: 0, isUnix: true)]
+        let refusal = policy.refusal(of: head, on: loopback, isUpgrade: true, listeners: listeners)
+        if refusal == nil, let host = head.header("host")?.lowercased(),
+           !(host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost") || host.hasPrefix("hub")) {
+            fatalError("Host \(host) passed on loopback")
+        }
+        _ = head.header("origin").flatMap(RequestOriginPolicy.normalizedOrigin)
     }
     // The client's side: the upgrade response, and server frames (which must not be masked).
     if let (head, consumed) = try? HTTPResponseHead.parse(input) {
