@@ -156,6 +156,11 @@ async def main(url, code):
         await asyncio.wait_for(client.remove_node(node_id), 30)
         removed = await wait_for(events, lambda e: e[0] == EventType.NODE_REMOVED and e[1] == node_id)
         check("remove_node is followed by node_removed", removed is not None)
+        # Nothing about the node may follow: a node_updated after node_removed makes the client
+        # (and Home Assistant) add the node back as a ghost.
+        ghost = await wait_for(events, lambda e: getattr(e[1], "node_id", e[1]) == node_id, 3)
+        check("no event about the removed node follows node_removed", ghost is None, repr(ghost))
+        check("the client no longer lists the removed node", node_id not in [n.node_id for n in client.get_nodes()])
         check("the listen loop is still running", not listen.done(), repr(listen.done() and listen.exception()))
         await client.disconnect()
 

@@ -8,6 +8,7 @@ Run it with the python of .peers/ohf-client (python-matter-server 8.1.2) or .pee
 Prints one line per check and 'N passed, N failed'; exits 1 on any failure. Every wait is bounded.
 """
 import asyncio
+import os
 import sys
 
 import aiohttp
@@ -96,7 +97,11 @@ async def main(url, node_id):
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main(sys.argv[1], int(sys.argv[2])))
+        # A token from the environment (never the argument list) goes on the URL, as a user
+        # gives it to Home Assistant for a hub that requires it.
+        token = os.environ.get("MATTERHUB_TOKEN")
+        url = sys.argv[1] + (f"?token={token}" if token else "")
+        asyncio.run(main(url, int(sys.argv[2])))
     except Exception as e:  # noqa: BLE001
         check("client ran to the end", False, repr(e))
     sys.exit(ohfcheck.summary() or (0 if ohfcheck.passed else 1))

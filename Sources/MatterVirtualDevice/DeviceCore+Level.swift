@@ -125,9 +125,15 @@ extension DeviceCore {
         guard let target else { return .status(.success) }  // Stop: no transition is ever in progress
         var on = state.onOff
         if withOnOff {
-            // Raising (or holding) the level turns the light on unless the target is MinLevel;
-            // lowering it to MinLevel turns it off.
-            on = target >= current ? target != LevelState.minLevel : (target == LevelState.minLevel ? false : on)
+            // MoveToLevelWithOnOff to anything above MinLevel turns the light on, lower or
+            // higher than now (the SDK's light does: "on at 30 %" from off); Move and Step turn
+            // it on going up; reaching MinLevel turns it off.
+            let isMoveToLevel = command.rawValue & 0x3 == LC.Command.moveToLevel.rawValue
+            if target == LevelState.minLevel {
+                on = false
+            } else if isMoveToLevel || target >= current {
+                on = true
+            }
         }
         level.currentLevel = target
         setLight(onOff: on, level: level, persisting: true)

@@ -7,9 +7,10 @@ import TestSupport
 
 @Suite(.serialized) struct HubAPIServerTests {
     /// A server on 127.0.0.1 with an ephemeral port in front of the fixed-node test backend.
-    func withServer(_ body: (HubAPIServer, FixedNodeBackend, UInt16) async throws -> Void) async throws {
+    func withServer(token: String? = nil, _ body: (HubAPIServer, FixedNodeBackend, UInt16) async throws -> Void) async throws {
         let backend = try FixedNodeBackend()
-        let server = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)]),
+        let server = try HubAPIServer(configuration: WebSocketServerConfiguration(addresses: [.tcp(host: "127.0.0.1", port: 0)],
+                                                                                  token: token),
                                       backend: backend)
         backend.server.withLock { $0 = server }
         server.start()
@@ -182,16 +183,26 @@ import TestSupport
         try await runRealClient(venv: "ohf-client-mpc")
     }
 
-    func runRealClient(venv: String) async throws {
+    /// Both clients with the token, as on a `--listen` address (given in the environment, not on
+    /// the argument list; the script adds it to the URL).
+    @Test(arguments: ["ohf-client", "ohf-client-mpc"])
+    func realClientWithTheToken(_ venv: String) async throws {
+        try await runRealClient(venv: venv, token: "0123456789abcdef-test-token")
+    }
+
+    func runRealClient(venv: String, token: String? = nil) async throws {
         let root = Lab.repositoryRoot
         let python = root.appendingPathComponent(".peers/\(venv)/bin/python").path
         guard FileManager.default.isExecutableFile(atPath: python) else {
             print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
             return
         }
-        try await withServer { server, backend, port in
+        try await withServer(token: token) { server, backend, port in
             let script = root.appendingPathComponent("scripts/ws-client-check.py").path
-            let child = try ChildProcess([python, script, "ws://127.0.0.1:\(port)/ws", String(FixedNodeBackend.nodeID)])
+            var environment = ProcessInfo.processInfo.environment
+            environment["MATTERHUB_TOKEN"] = token
+            let child = try ChildProcess([python, script, "ws://127.0.0.1:\(port)/ws", String(FixedNodeBackend.nodeID)],
+                                         environment: environment)
             let status = await child.wait(timeout: 120)
             let output = child.text
             print(output)

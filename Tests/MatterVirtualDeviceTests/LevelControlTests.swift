@@ -44,12 +44,15 @@ import TestSupport
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(128), expectLevel: 128, expectOn: true),
         Case(name: "MoveToLevelWithOnOff to the same level from off turns it on", on: false, level: 50,
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(50), expectLevel: 50, expectOn: true),
-        Case(name: "MoveToLevelWithOnOff down from 254 while off leaves it off", on: false, level: 254,
-             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(128), expectLevel: 128, expectOn: false),
+        // Matter Application Cluster 1.6.4: a command that sets CurrentLevel above MinLevel turns
+        // the light on first, lower than now or higher ("on at half" from off, as Home
+        // Assistant's light does; the SDK's light turns on).
+        Case(name: "MoveToLevelWithOnOff down from 254 while off turns it on", on: false, level: 254,
+             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(128), expectLevel: 128, expectOn: true),
         Case(name: "MoveToLevelWithOnOff to MinLevel turns it off", on: true, level: 128,
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(1), expectLevel: 1, expectOn: false),
-        Case(name: "MoveToLevelWithOnOff down, above MinLevel, leaves it off", on: false, level: 200,
-             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(100), expectLevel: 100, expectOn: false),
+        Case(name: "MoveToLevelWithOnOff down, above MinLevel, turns it on", on: false, level: 200,
+             command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(100), expectLevel: 100, expectOn: true),
         Case(name: "MoveToLevelWithOnOff to 0 clamps to MinLevel and turns it off", on: true, level: 50,
              command: LC.Command.moveToLevelWithOnOff, fields: moveToLevel(0), expectLevel: 1, expectOn: false),
         Case(name: "MoveToLevel while off without ExecuteIfOff does nothing", on: false, level: 254,
@@ -222,17 +225,16 @@ import TestSupport
         let client = h.client(try await h.pase())
         let subscription = try await client.subscribe(paths: [Self.level.ib, Self.onOff.ib], minIntervalFloor: 0, maxIntervalCeiling: 5)
         #expect(subscription.primingReport.attributes.count == 2)
-        // Down from 254 while off: the level moves, OnOff stays off.
+        // Down from 254 while off: the level moves and the light turns on (above MinLevel).
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
                                     fields: Self.moveToLevel(77))
-        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) } },
-                "no report of CurrentLevel 77: \(seen.withLock { $0 })")
-        #expect(seen.withLock { $0["6/0"] } == nil)
-        // Up: the light turns on too.
+        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(77)) && $0["6/0"] == .bool(true) } },
+                "no report of CurrentLevel 77 and OnOff true: \(seen.withLock { $0 })")
+        // Down to MinLevel: it turns off.
         _ = try await client.invoke(commandPath: CommandPathIB(1, .levelControl, LC.Command.moveToLevelWithOnOff),
-                                    fields: Self.moveToLevel(150))
-        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(150)) && $0["6/0"] == .bool(true) } },
-                "no report of CurrentLevel 150 and OnOff true: \(seen.withLock { $0 })")
+                                    fields: Self.moveToLevel(1))
+        #expect(await eventually(10) { seen.withLock { $0["8/0"] == .unsigned(UInt8(1)) && $0["6/0"] == .bool(false) } },
+                "no report of CurrentLevel 1 and OnOff false: \(seen.withLock { $0 })")
     }
 
     /// StartUpCurrentLevel decides the level after a reboot; the level itself is persisted.

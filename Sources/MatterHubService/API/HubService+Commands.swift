@@ -190,6 +190,7 @@ extension HubService {
 
     func remove(_ id: NodeID) async throws(APIError) {
         guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
+        markRemoved(id)
         await runtime.remove(id)
         publish(.nodeRemoved(nodeID: id.rawValue))
         extensionState.publish(.deviceRemoved(nodeID: id.rawValue))

@@ -40,6 +40,8 @@ public final class HubService: HubBackend, Sendable {
         var announcing: Set<NodeID> = []
         /// Nodes whose last availability update, in the runtime's order, said available.
         var availableInUpdates: Set<NodeID> = []
+        /// Nodes removed while the hub runs: no event about them follows node_removed.
+        var removed: Set<NodeID> = []
         /// set_wifi_credentials and set_thread_dataset together (each is an fsync).
         var credentialWrites = WriteRateLimit()
     }
@@ -82,8 +84,20 @@ public final class HubService: HubBackend, Sendable {
         sink.set(publish)
     }
 
+    /// Sends an event to the clients, except one about a node that was removed: a runtime update
+    /// under way when remove_node came (the node going unavailable as its session closes) would
+    /// otherwise follow node_removed, and Home Assistant's client re-adds the node as a ghost.
     func publish(_ event: ServerEvent) {
+        if case .nodeRemoved = event {} else if let node = event.nodeID, state.withLock({ $0.removed.contains(NodeID(node)) }) {
+            return
+        }
         sink(event)
+    }
+
+    /// Marks a node removed before its runtime stops (see ``publish(_:)``). Node IDs are never
+    /// reused, so the set only grows, by one ID per removal.
+    func markRemoved(_ id: NodeID) {
+        state.withLock { _ = $0.removed.insert(id) }
     }
 
     /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
