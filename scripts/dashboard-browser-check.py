@@ -225,9 +225,10 @@ def main():
         ActionChains(driver).move_to_element_with_offset(slider, -width // 4, 0).click().perform()
         wanted = int(slider.get_attribute("value"))
         assert wanted != before, f"the click did not move the slider from {before}"
-        # MoveToLevelWithOnOff: raising the level turns the light on, lowering it (above
-        # MinLevel) leaves OnOff as it was.
-        on = True if wanted > before else was_on
+        # MoveToLevelWithOnOff to a level above MinLevel turns the light on, lower than before
+        # too (Matter Application Cluster 1.6.4; the SDK's light does): the slider of a light
+        # that is off turns it on at that level, as Home Assistant's does.
+        on = True if wanted > 1 else was_on
         deadline = time.time() + 10
         while device_state() != (wanted, on):
             assert time.time() < deadline, \
