@@ -124,6 +124,13 @@ async def main(url, code):
         if dimmable:
             await dim(client, node, node_id)
 
+        # General Diagnostics on the root node (mandatory there; Home Assistant's diagnostics
+        # warn without it): NetworkInterfaces, RebootCount, UpTime.
+        diagnostics = node.node_data.attributes
+        if diagnostics.get("0/40/1") == "MatterHub":  # our virtual device (CircuitMatter has none)
+            check("the root node has General Diagnostics",
+                  all(f"0/51/{a}" in diagnostics for a in (0, 1, 2, 8)) and 0x33 in (diagnostics.get("0/29/1") or []),
+                  repr({k: v for k, v in diagnostics.items() if k.startswith("0/51/")}))
         values = await asyncio.wait_for(client.read_attribute(node_id, "0/40/1"), 10)
         check("read_attribute 0/40/1 gives VendorName", isinstance(values.get("0/40/1"), str), repr(values))
         written = await asyncio.wait_for(client.write_attribute(node_id, "0/40/5", "Desk lamp"), 10)

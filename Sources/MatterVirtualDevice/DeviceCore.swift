@@ -71,6 +71,8 @@ actor DeviceCore: InteractionDevice {
     private var interactionIDs: UInt64 = 0
     /// The time the window and fail-safe timers run on.
     nonisolated let clock: any MatterClock
+    /// When the device started, for General Diagnostics' UpTime.
+    private let startedAt: Milliseconds
 
     private(set) var state: DeviceState
     private(set) var window: CommissioningWindow?
@@ -106,6 +108,7 @@ actor DeviceCore: InteractionDevice {
         // A light boots at its StartUpCurrentLevel; a plug has no Level Control.
         self.state.level = c.kind == .light ? (state.level ?? LevelState()).booted() : nil
         self.clock = clock
+        startedAt = clock.now()
         hooks = DeviceHooks()
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
@@ -515,6 +518,14 @@ actor DeviceCore: InteractionDevice {
             case 5, 6, 7: return .null(.anonymous)
             default: return nil
             }
+        case .generalDiagnostics:
+            switch a {
+            case 0: return .array([networkInterface()])
+            case 1: return .unsigned(UInt16(clamping: state.bootCount))
+            case 2: return .unsigned((clock.now() &- startedAt) / 1000)
+            case 8: return .bool(false)
+            default: return nil
+            }
         case .administratorCommissioning:
             switch a {
             case 0:
@@ -551,6 +562,19 @@ actor DeviceCore: InteractionDevice {
             }
         default: return nil
         }
+    }
+
+    /// General Diagnostics' NetworkInterface for the device's one (simulated) interface:
+    /// Ethernet, or the Wi-Fi or Thread radio of `--network`.
+    private func networkInterface() -> TLVElement {
+        let (name, type): (String, UInt8) = switch network {
+        case .wifi?: ("wlan0", 1)
+        case .thread?: ("thread0", 4)
+        case nil: ("eth0", 2)
+        }
+        return .structure([.utf8(.context(0), name), .bool(.context(1), true), .null(.context(2)), .null(.context(3)),
+                           .bytes(.context(4), [0x02, 0x00, 0x00, 0x00, 0x00, 0x01]), .array(.context(5), []),
+                           .array(.context(6), []), .unsigned(.context(7), type)])
     }
 
     private func basicInformation(_ a: UInt32) -> TLVElement? {

@@ -83,6 +83,9 @@ enum DeviceDataModel {
                                     GC.Command.commissioningCompleteResponse],
                         revision: 1),
             networkCommissioning(network),
+            // Mandatory on the root node (Matter Core 11.12): NetworkInterfaces, RebootCount,
+            // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
+            ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
             ClusterSpec(id: .administratorCommissioning,
                         attributes: [AC.Attribute.windowStatus, AC.Attribute.adminFabricIndex, AC.Attribute.adminVendorID],
                         accepted: [AC.Command.openCommissioningWindow, AC.Command.openBasicCommissioningWindow,

@@ -68,7 +68,7 @@ struct CHIPControllerVirtualDeviceTests {
 
     /// Level Control as the SDK's controller sees it: its cluster objects decode every attribute
     /// (nullable CurrentLevel and OnLevel, the Options bitmap), and MoveToLevelWithOnOff turns the
-    /// light on when it raises the level and off at MinLevel; MoveToLevel while off obeys
+    /// light on at any level above MinLevel and off at MinLevel; MoveToLevel while off obeys
     /// ExecuteIfOff; a level of 255 comes back as CONSTRAINT_ERROR. The device's own state file
     /// agrees with what the controller read.
     @Test func chipControllerDimsTheLight() async throws {

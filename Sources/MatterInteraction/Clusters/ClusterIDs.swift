@@ -10,6 +10,7 @@ extension ClusterID {
     public static let basicInformation: ClusterID = 0x0028
     public static let generalCommissioning: ClusterID = 0x0030
     public static let networkCommissioning: ClusterID = 0x0031
+    public static let generalDiagnostics: ClusterID = 0x0033
     public static let administratorCommissioning: ClusterID = 0x003C
     public static let operationalCredentials: ClusterID = 0x003E
     public static let groupKeyManagement: ClusterID = 0x003F
