@@ -81,18 +81,32 @@ public struct DeviceFinder: Sendable {
     /// The candidates as they are found, first one as soon as it resolves; the stream ends at
     /// `timeout` or when the consumer stops.
     public func candidates(for payload: SetupPayload, timeout: Duration) -> AsyncThrowingStream<DeviceCandidate, any Error> {
-        // Both browses at once: devices that publish no _S/_V subtype (CircuitMatter) are found
-        // from their TXT without waiting for the subtype browse to come back empty.
-        let browse = discovery.commissionableNodes(matching: Self.filter(for: payload), eagerFallback: true)
+        candidates(matching: Self.filter(for: payload), timeout: timeout) { node in
+            // A device whose vendor/product differ from the code's is not the one on the label.
+            if let v = payload.vendorID, v != 0, let tv = node.txt.vendorID, tv != v { return false }
+            if let p = payload.productID, p != 0, let tp = node.txt.productID, tp != p { return false }
+            return true
+        }
+    }
+
+    /// Every device whose commissioning window is open (`CM` 1 or 2), as it is found: for a
+    /// passcode without a discriminator (a device shared from another ecosystem, whose app shows
+    /// only the PIN).
+    public func candidatesInCommissioningMode(timeout: Duration) -> AsyncThrowingStream<DeviceCandidate, any Error> {
+        candidates(matching: .commissioningMode, timeout: timeout) { $0.txt.commissioningMode.map { $0 > 0 } ?? false }
+    }
+
+    private func candidates(matching filter: CommissionableFilter, timeout: Duration,
+                            accept: @escaping @Sendable (CommissionableNode) -> Bool) -> AsyncThrowingStream<DeviceCandidate, any Error> {
+        // Both browses at once: devices that publish no _S/_V/_CM subtype (CircuitMatter) are
+        // found from their TXT without waiting for the subtype browse to come back empty.
+        let browse = discovery.commissionableNodes(matching: filter, eagerFallback: true)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DeviceCandidate.self)
         let task = Task {
             var seen = Set<String>()
             do {
                 for try await event in browse {
-                    guard case .found(let node) = event, !seen.contains(node.instanceName) else { continue }
-                    // A device whose vendor/product differ from the code's is not the one on the label.
-                    if let v = payload.vendorID, v != 0, let tv = node.txt.vendorID, tv != v { continue }
-                    if let p = payload.productID, p != 0, let tp = node.txt.productID, tp != p { continue }
+                    guard case .found(let node) = event, !seen.contains(node.instanceName), accept(node) else { continue }
                     seen.insert(node.instanceName)
                     let candidate = DeviceCandidate(node)
                     if !candidate.addresses.isEmpty { continuation.yield(candidate) }

@@ -175,4 +175,56 @@ import MatterTLV
         await server.stop()
         await device.shutdown()
     }
+
+    /// commission_on_network with only the PIN (Home Assistant's shared-device path): every
+    /// device in commissioning mode is tried, the one that accepts the PIN is commissioned; a PIN
+    /// none accepts names what was tried; an ip_addr nobody has is refused at once.
+    @Test func commissionOnNetworkWithOnlyThePIN() async throws {
+        var devices: [VirtualDevice] = []
+        for (passcode, discriminator) in [(20_202_021, 403), (13_572_468, 404)] {
+            let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+                passcode: UInt32(passcode), discriminator: UInt16(discriminator), port: 0, advertises: false))
+            await device.start()
+            devices.append(device)
+        }
+        var adverts: [ServiceInstance] = []
+        for (device, discriminator) in zip(devices, [UInt16(403), 404]) {
+            adverts.append(FixedServiceBrowser.commissionable(discriminator: discriminator, port: await device.port))
+        }
+        let state = NSTemporaryDirectory() + "matterhub-pin-\(UUID().uuidString)"
+        var configuration = HubServer.Configuration(
+            stateDirectory: state,
+            options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true, discoveryTimeout: .seconds(3)))
+        configuration.listen = ["127.0.0.1"]
+        configuration.port = 0
+        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(adverts))
+        let server = try await HubServer(configuration, log: { print($0) })
+        try await server.start(log: { print($0) })
+        defer { try? FileManager.default.removeItem(atPath: state) }
+
+        // A PIN neither device has: both are tried and named.
+        let names = [await devices[0].port, await devices[1].port].map { "LOOPBACK\($0)" }
+        do {
+            _ = try await server.service.handle(.commissionOnNetwork(setupPinCode: 11_223_344, filterType: 0, filter: .null, ipAddress: nil))
+            Issue.record("commissioned a device with a PIN none has")
+        } catch {
+            #expect(error.code == .nodeCommissionFailed && error.details.contains("accepted the PIN"), "\(error)")
+            #expect(names.allSatisfy { error.details.contains($0) }, "\(error)")
+        }
+        // No device at that address.
+        do {
+            _ = try await server.service.handle(.commissionOnNetwork(setupPinCode: 13_572_468, filterType: 0, filter: .null, ipAddress: "fe80::99"))
+            Issue.record("commissioned a device at an address none has")
+        } catch {
+            #expect(error.code == .nodeCommissionFailed && error.details.contains("at fe80::99"), "\(error)")
+        }
+        // The second device's PIN, with and without its address: the second is commissioned.
+        let result = try await server.service.handle(.commissionOnNetwork(setupPinCode: 13_572_468, filterType: 0, filter: .null, ipAddress: "::1"))
+        let nodeID = try #require(result.objectValue?["node_id"]?.uint64)
+        #expect(await devices[1].fabricIndexes.count == 1)
+        #expect(await devices[0].fabricIndexes.isEmpty)
+        #expect(await server.service.nodes().contains { $0.nodeID == nodeID })
+        await server.stop()
+        for device in devices { await device.shutdown() }
+    }
 }

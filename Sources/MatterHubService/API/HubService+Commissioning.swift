@@ -2,6 +2,7 @@ import MatterCertificates
 import MatterCommissioning
 import MatterHome
 import MatterInteraction
+import MatterMessaging
 import MatterServerAPI
 import MatterSetupPayload
 import MatterTLV
@@ -21,12 +22,13 @@ extension HubService {
     /// discriminator (python-matter-server's DiscoveryFilterType), or an IP address.
     func commissionOnNetwork(pin: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?) async throws(APIError) -> JSONValue {
         let discriminator: Discriminator
-        _ = ipAddress  // the address alone cannot pick a device; the discriminator does
         switch (filterType, filter.uint64) {
         case (1, let short?) where short < 16: discriminator = .short(UInt8(short))
         case (2, let long?) where long < 4096: discriminator = .long(UInt16(long))
+        case (1, _), (2, _):
+            throw APIError(.invalidArguments, "commission_on_network: filter must be a short (0-15, filter_type 1) or long (0-4095, filter_type 2) discriminator")
         default:
-            throw APIError(.nodeCommissionFailed, "commission_on_network needs a short (filter_type 1) or long (filter_type 2) discriminator here; use commission_with_code with the device's setup code")
+            return try await commissionInCommissioningMode(pin: pin, ipAddress: ipAddress)
         }
         // As a manual code (which carries the short discriminator): the finder matches the long
         // one in the TXT records when it is given.
@@ -36,6 +38,55 @@ extension HubService {
             throw APIError(.invalidArguments, "commission_on_network: \(pin) is not a valid setup pin code")
         }
         return try await commission(payload: code)
+    }
+
+    /// Only the PIN (Home Assistant's "shared device" screen and its Android app, for a device
+    /// shared from Google Home or Apple Home): every device in commissioning mode (`_CM`) is
+    /// tried as it is found, the one at `ipAddress` only when given, each by its own long
+    /// discriminator from its TXT record; the first that accepts the PIN is commissioned. One at
+    /// a time, since the hub holds one commissioning session; a wrong PIN fails in a PASE
+    /// round trip, so the others wait milliseconds.
+    func commissionInCommissioningMode(pin: UInt32, ipAddress: String?) async throws(APIError) -> JSONValue {
+        let finder = DeviceFinder(discovery: hub.discovery)
+        let wanted = ipAddress.map { String($0.split(separator: "%").first ?? "") }
+        var wantedIP: [UInt8]?
+        if let wanted {
+            guard let address = PeerAddress(wanted, port: 0) else {
+                throw APIError(.invalidArguments, "commission_on_network: ip_addr '\(ipAddress ?? "")' is not an IPv4 or IPv6 address")
+            }
+            wantedIP = address.ip
+        }
+        var tried: [String] = []
+        do {
+            for try await candidate in finder.candidatesInCommissioningMode(timeout: options.discoveryTimeout) {
+                if let wantedIP, !candidate.addresses.contains(where: { $0.ip == wantedIP }) { continue }
+                guard let d = candidate.discriminator, d < 4096 else { continue }
+                let payload = SetupPayload(kind: .qrCode, vendorID: candidate.vendorID ?? 0, productID: candidate.productID ?? 0,
+                                           commissioningFlow: .standard, discoveryCapabilities: .onNetwork,
+                                           discriminator: .long(d), passcode: pin)
+                guard let code = try? QRCode.encode([payload]) else {
+                    throw APIError(.invalidArguments, "commission_on_network: \(pin) is not a valid setup pin code")
+                }
+                do {
+                    return try await commission(payload: code)
+                } catch {
+                    guard error.code == .nodeCommissionFailed else { throw error }  // commissioned, then the interview failed
+                    tried.append("\(candidate): \(error.details)")
+                }
+            }
+        } catch let e as APIError {
+            throw e
+        } catch {
+            throw APIError(.nodeCommissionFailed, "commission_on_network: discovery failed: \(error)")
+        }
+        let scope = wanted.map { "at \($0) " } ?? ""
+        guard !tried.isEmpty else {
+            throw APIError(.nodeCommissionFailed, """
+                commission_on_network: no device \(scope)in commissioning mode was found within \(options.discoveryTimeout); \
+                open its commissioning window (share it from its app) and retry
+                """)
+        }
+        throw APIError(.nodeCommissionFailed, "commission_on_network: no device \(scope)in commissioning mode accepted the PIN; tried \(tried.joined(separator: "; "))")
     }
 
     static func isOnNetworkCode(_ code: String) -> Bool {
