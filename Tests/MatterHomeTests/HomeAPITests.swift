@@ -208,13 +208,16 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
             try await lamp.invoke(endpoint: 1, cluster: 6, command: 0)  // Off
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
-            // Level Control (0x0008): lowering the level leaves the light off, raising it turns it
-            // on, and the device's CONSTRAINT_ERROR for 255 is the same error either way.
+            // Level Control (0x0008): any level above MinLevel turns the light on, lower than now
+            // too; MinLevel turns it off; the device's CONSTRAINT_ERROR for 255 is the same error
+            // either way.
             func moveToLevelWithOnOff(_ level: UInt8) -> TLVElement {
                 Clusters.LevelControl.MoveToLevel(level: level, transitionTime: 0).element(tag: .anonymous)
             }
             try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(42))
             #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 42)
+            #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == true)
+            try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(1))
             #expect(try await lamp.read(endpoint: 1, cluster: 6, attribute: 0).bool() == false)
             try await lamp.invoke(endpoint: 1, cluster: 8, command: 4, fields: moveToLevelWithOnOff(200))
             #expect(try await lamp.read(endpoint: 1, cluster: 8, attribute: 0).unsigned(as: UInt8.self) == 200)
