@@ -102,25 +102,10 @@ public struct RequestOriginPolicy: Sendable, Hashable {
         return host.hasSuffix(".") ? String(host.dropLast()) : host
     }
 
-    /// `host[:port]` or `[v6][:port]`; nil for an empty host or a port that is not 1-65535.
+    /// `host[:port]` (see ``HostPort``) with a host of visible ASCII only; nil when malformed.
     static func splitHostPort(_ s: Substring) -> (host: String, port: UInt16?)? {
-        var host: Substring
-        var rest: Substring
-        if s.hasPrefix("[") {
-            guard let close = s.firstIndex(of: "]") else { return nil }
-            host = s[s.index(after: s.startIndex)..<close]
-            rest = s[s.index(after: close)...]
-        } else if let colon = s.lastIndex(of: ":") {
-            host = s[..<colon]
-            rest = s[colon...]
-        } else {
-            host = s
-            rest = ""
-        }
-        guard !host.isEmpty, host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
-        if rest.isEmpty { return (String(host), nil) }
-        guard rest.first == ":", let port = UInt16(rest.dropFirst()), port > 0 else { return nil }
-        return (String(host), port)
+        guard case .success(let split) = HostPort.split(s), split.host.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return nil }
+        return (String(split.host), split.port)
     }
 
     /// 127.0.0.0/8 in dotted form, or ::1 (any spelling of it that the hub prints).

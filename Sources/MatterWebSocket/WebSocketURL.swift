@@ -38,27 +38,17 @@ public struct WebSocketURL: Hashable, Sendable, CustomStringConvertible {
         var target = String(rest[authorityEnd...])
         if target.isEmpty || target.first == "?" { target = "/" + target }
         let host: Substring
-        var portText: Substring?
-        if authority.first == "[" {
-            guard let close = authority.firstIndex(of: "]") else { throw ParseError(description: "'\(text)': unclosed [ in the host") }
-            host = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.first == ":" else { throw ParseError(description: "'\(text)': junk after the host") }
-                portText = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            portText = authority[authority.index(after: colon)...]
-        } else {
-            host = authority
-        }
-        guard !host.isEmpty, !host.contains("@") else { throw ParseError(description: "'\(text)' names no host") }
         var port: UInt16 = 80
-        if let portText {
-            guard let p = UInt16(portText), p > 0 else { throw ParseError(description: "'\(text)': the port must be 1...65535") }
-            port = p
+        switch HostPort.split(authority) {
+        case .success(let split):
+            host = split.host
+            port = split.port ?? 80
+        case .failure(.unclosedBracket): throw ParseError(description: "'\(text)': unclosed [ in the host")
+        case .failure(.junkAfterHost): throw ParseError(description: "'\(text)': junk after the host")
+        case .failure(.emptyHost): throw ParseError(description: "'\(text)' names no host")
+        case .failure(.badPort): throw ParseError(description: "'\(text)': the port must be 1...65535")
         }
+        guard !host.contains("@") else { throw ParseError(description: "'\(text)' names no host") }
         self.init(endpoint: .tcp(host: String(host), port: port), target: target)
     }
 
