@@ -89,27 +89,39 @@ public struct DeviceFinder: Sendable {
         }
     }
 
-    /// Every device whose commissioning window is open (`CM` 1 or 2), as it is found: for a
+    /// Every device whose commissioning window is open (`CM` 1 or 2), as it is found, and again
+    /// when a later resolution changes its addresses (avahi resolves IPv4 and IPv6 apart): for a
     /// passcode without a discriminator (a device shared from another ecosystem, whose app shows
-    /// only the PIN).
+    /// only the PIN), where the device may be wanted at one address.
     public func candidatesInCommissioningMode(timeout: Duration) -> AsyncThrowingStream<DeviceCandidate, any Error> {
-        candidates(matching: .commissioningMode, timeout: timeout) { $0.txt.commissioningMode.map { $0 > 0 } ?? false }
+        candidates(matching: .commissioningMode, timeout: timeout, yieldingUpdates: true) {
+            $0.txt.commissioningMode.map { $0 > 0 } ?? false
+        }
     }
 
-    private func candidates(matching filter: CommissionableFilter, timeout: Duration,
+    private func candidates(matching filter: CommissionableFilter, timeout: Duration, yieldingUpdates: Bool = false,
                             accept: @escaping @Sendable (CommissionableNode) -> Bool) -> AsyncThrowingStream<DeviceCandidate, any Error> {
         // Both browses at once: devices that publish no _S/_V/_CM subtype (CircuitMatter) are
         // found from their TXT without waiting for the subtype browse to come back empty.
         let browse = discovery.commissionableNodes(matching: filter, eagerFallback: true)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: DeviceCandidate.self)
         let task = Task {
-            var seen = Set<String>()
+            // The addresses each device was last yielded with.
+            var seen: [String: [PeerAddress]] = [:]
             do {
                 for try await event in browse {
-                    guard case .found(let node) = event, !seen.contains(node.instanceName), accept(node) else { continue }
-                    seen.insert(node.instanceName)
+                    let node: CommissionableNode
+                    switch event {
+                    case .found(let n): node = n
+                    case .updated(let n) where yieldingUpdates: node = n
+                    default: continue
+                    }
+                    guard accept(node) else { continue }
                     let candidate = DeviceCandidate(node)
-                    if !candidate.addresses.isEmpty { continuation.yield(candidate) }
+                    guard !candidate.addresses.isEmpty, seen[node.instanceName] == nil
+                        || (yieldingUpdates && seen[node.instanceName] != candidate.addresses) else { continue }
+                    seen[node.instanceName] = candidate.addresses
+                    continuation.yield(candidate)
                 }
                 continuation.finish()
             } catch {

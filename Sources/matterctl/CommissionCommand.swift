@@ -1,4 +1,5 @@
 import MatterCommissioning
+import MatterHome
 import MatterMessaging
 import MatterSetupPayload
 
@@ -17,6 +18,13 @@ struct CommissionCommand: ParsableCommand {
             are refused unless --allow-test-devices is given. Exit 1 naming the failed step, the device and \
             what to try; the device's fail-safe is disarmed and nothing is recorded.
 
+            With --pin instead of a code (a device shared from another ecosystem, whose app shows only \
+            the PIN: 'Use a setup code' in Google Home, 'Turn On Pairing Mode' in Apple Home), every \
+            device whose commissioning window is open is tried as it is found, by its own discriminator, \
+            or only the one at --address; the first that accepts the PIN is commissioned, and when none \
+            does the error names each device tried and why. Home Assistant's 'shared device' screen does \
+            the same through the hub (commission_on_network).
+
             With --pase-only (like chip-tool's code-paseonly) it finds one device by the code's \
             discriminator, establishes a PASE session with the code's passcode, prints the time each step \
             took and closes, leaving the hub's state untouched. Exit 1 naming the step that failed \
@@ -32,26 +40,30 @@ struct CommissionCommand: ParsableCommand {
             disarmed. Devices on Ethernet skip these steps.
             """,
         usesHubState: true,
-        arguments: [.init("code", help: "a QR code (MT:...) or manual pairing code", arity: .oneOrMore)],
+        arguments: [.init("code", help: "a QR code (MT:...) or manual pairing code", arity: .zeroOrMore)],
         options: [
             .value("--name", "N", help: "the device's name in the home (also written as its NodeLabel)"),
             .value("--room", "R", help: "the room to put it in (created when new)"),
             .value("--paa-store", "DIR", help: "PAA trust-store folder (DER/PEM files), instead of the default store"),
             .flag("--allow-test-devices", help: "accept devices with test attestation credentials"),
             .flag("--pase-only", help: "only discover the device and establish a PASE session"),
+            .value("--pin", "P|-", help: "commission the device in commissioning mode that accepts this setup PIN, "
+                   + "instead of a code (- reads it from stdin, out of the argument list)"),
+            .value("--address", "A", help: "with --pin: only the device at this IPv4 or IPv6 address"),
             .value("--timeout", "S", help: "how long discovery may take (default 15 s)"),
             .flag("--json", help: "one JSON object on stdout"),
         ] + CommissionNetworkOptions.options,
         examples: ["matterctl commission MT:Y.K9042C00KA0648G00 --name Lamp --room Kitchen",
                    "matterctl commission --wifi HomeNet --passphrase-file ~/.wifi-pass MT:Y.K9042C00KA0648G00",
                    "ot-ctl dataset active -x | matterctl commission --thread-dataset - 34970112332",
+                   "matterctl commission --pin 13572468 --name 'Hall lamp'",
                    "matterctl commission --pase-only 34970112332"])
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
         let timeout = try args.integer("--timeout", as: Int.self) ?? 15
         if args.flag("--pase-only") {
-            for option in ["--name", "--room", "--paa-store", "--wifi", "--thread-dataset", "--passphrase-file"]
+            for option in ["--name", "--room", "--paa-store", "--wifi", "--thread-dataset", "--passphrase-file", "--pin", "--address"]
             where args.value(option) != nil {
                 throw UsageError("\(option) does not go with --pase-only (nothing is recorded)")
             }
@@ -64,11 +76,37 @@ struct CommissionCommand: ParsableCommand {
             return try await runPASEOnly(code: code, timeout: timeout, json: json)
         }
         let network = try CommissionNetworkOptions.parse(args)
-        return try await HomeCommands.commission(codes: args.positional, state: args.stateDirectory,
+        let targets = try onboardingTargets(args)
+        return try await HomeCommands.commission(codes: targets, state: args.stateDirectory,
                                                  name: args.value("--name"), room: args.value("--room"),
                                                  paaStore: args.value("--paa-store"),
                                                  allowTestDevices: args.flag("--allow-test-devices"),
                                                  timeout: timeout, json: json, network: network)
+    }
+
+    /// The codes, or the PIN alone (from the argument or stdin) with its address.
+    static func onboardingTargets(_ args: ParsedArguments) throws -> [MatterCommissioningRequest.Onboarding] {
+        guard let pinText = args.value("--pin") else {
+            guard !args.positional.isEmpty else { throw UsageError("commission needs a setup code, or --pin P") }
+            if args.value("--address") != nil { throw UsageError("--address goes with --pin") }
+            return args.positional.map { .payload($0) }
+        }
+        guard args.positional.isEmpty else { throw UsageError("give a setup code or --pin, not both") }
+        let text: String
+        if pinText == "-" {
+            guard let line = readLine(strippingNewline: true) else { throw UsageError("--pin -: no PIN on stdin") }
+            text = line
+        } else {
+            text = pinText
+        }
+        let digits = text.filter { $0 != "-" && $0 != " " }
+        guard digits.count == 8, let pin = UInt32(digits) else {
+            throw UsageError("--pin takes the 8-digit setup PIN the sharing app shows")
+        }
+        do { try Passcode.validate(pin) } catch {
+            throw CommandFailure("--pin: not a valid setup passcode: \(error.description)")
+        }
+        return [.setupPIN(pin, address: args.value("--address"))]
     }
 
     static func runPASEOnly(code: String, timeout: Int, json: Bool) async throws -> Int32 {

@@ -36,7 +36,7 @@ enum HomeCommands {
         }
     }
 
-    static func commission(codes: [String], state: String, name: String?, room: String?, paaStore: String?,
+    static func commission(codes: [MatterCommissioningRequest.Onboarding], state: String, name: String?, room: String?, paaStore: String?,
                            allowTestDevices: Bool, timeout: Int, json: Bool,
                            network: CommissionNetworkOptions.Choice = .init()) async throws -> Int32 {
         let home = try await open(state)
@@ -77,7 +77,7 @@ enum HomeCommands {
         for code in codes {
             let results: [Result<CommissioningOutcome, CommissioningError>]
             do {
-                results = try await structure.commissionMatterDevices(onboardingPayload: code, name: name, room: roomValue,
+                results = try await structure.commissionMatterDevices(code, name: name, room: roomValue,
                                                                       options: options) { device, timing in
                     killAfter(timing)
                     if !json {

@@ -24,10 +24,8 @@ struct LoopbackBrowser: ServiceBrowsing {
                                         : ServiceAddress(ip: "::1", family: .ipv6, interfaceIndex: 0, interfaceName: "lo")],
                             txt: TXTRecord(["D": String(d.discriminator), "VP": "65521+32768", "CM": "1"]))
         }
-        return AsyncThrowingStream { c in
-            if type.contains("_matterc") { for s in services { c.yield(.found(s)) } }
-            c.yield(.allForNow)
-        }
+        // A subtype browse (by discriminator, _CM) gets only the services that fit it.
+        return FixedServiceBrowser(services).browse(type: type)
     }
 }
 
@@ -256,6 +254,68 @@ struct LoopbackBrowser: ServiceBrowsing {
             #expect(try await fixture.home.devices().isEmpty)
             #expect(await eventually(5) { await device.fabricIndexes.isEmpty })
         }
+    }
+
+    /// A device shared from another ecosystem, known by its PIN alone (`matterctl commission
+    /// --pin`, the dashboard's add with 8 digits): every device in commissioning mode is tried;
+    /// a PIN none accepts is a wrong-passcode failure naming both and records nothing; the
+    /// second device's PIN commissions the second and leaves the first untouched; an address
+    /// limits the search to the device there.
+    @Test(arguments: HomeMode.allCases, HomeNetwork.available)
+    func commissionsTheDeviceThatAcceptsThePIN(_ mode: HomeMode, _ network: HomeNetwork) async throws {
+        var devices: [VirtualDevice] = []
+        var adverts: [(discriminator: UInt16, port: UInt16)] = []
+        for (i, passcode) in [UInt32(20_202_021), 13_572_468].enumerated() {
+            let discriminator = Self.discriminator(110 + UInt16(i), mode, network)
+            let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+                passcode: passcode, discriminator: discriminator, port: 0, advertises: false,
+                netnsPath: try network.netnsPath(HomeNetwork.deviceHost)))
+            await device.start()
+            devices.append(device)
+            adverts.append((discriminator, await device.port))
+        }
+        let fixture = try await HomeFixture.make(mode, network, devices: adverts)
+        do { try await pinOnly(fixture, devices, adverts) } catch {
+            await fixture.close()
+            for d in devices { await d.shutdown() }
+            throw error
+        }
+        await fixture.close()
+        for d in devices { await d.shutdown() }
+    }
+
+    func pinOnly(_ fixture: HomeFixture, _ devices: [VirtualDevice], _ adverts: [(discriminator: UInt16, port: UInt16)]) async throws {
+        let structure = try #require(try await fixture.home.structures().first)
+        func commission(pin: UInt32, address: String? = nil) async throws -> Result<CommissioningOutcome, CommissioningError> {
+            try await structure.prepareForMatterCommissioning()
+            let results = try await structure.commissionMatterDevices(.setupPIN(pin, address: address), name: "Shared lamp",
+                                                                      options: fixture.callerOptions)
+            _ = try await structure.completeMatterCommissioning()
+            #expect(results.count == 1)
+            return try #require(results.first)
+        }
+
+        if case .failure(let error) = try await commission(pin: 11_223_344) {
+            #expect(error.code == .wrongPasscode && error.step == .pase, "\(error)")
+            for (discriminator, _) in adverts { #expect(error.reason.contains("discriminator \(discriminator)"), "\(error)") }
+            #expect(!error.description.contains("11223344"), "the PIN is a secret: \(error)")
+        } else {
+            Issue.record("a PIN no device has commissioned one")
+        }
+        if case .failure(let error) = try await commission(pin: 13_572_468, address: "192.0.2.99") {
+            #expect(error.code == .deviceNotFound && error.reason.contains("none was found"), "\(error)")
+            #expect(error.device.contains("at 192.0.2.99"), "\(error)")
+        } else {
+            Issue.record("commissioned a device at an address none has")
+        }
+        #expect(try await fixture.home.devices().isEmpty)
+
+        let address = try fixture.network.deviceAddress(port: adverts[1].port).service.ip
+        let outcome = try await commission(pin: 13_572_468, address: address).get()
+        let (first, second) = (await devices[0].isCommissioned, await devices[1].isCommissioned)
+        #expect(second && !first)
+        let stored = try await fixture.home.devices()
+        #expect(stored.map(\.id) == [outcome.device.nodeID] && stored.first?.name == "Shared lamp")
     }
 
     /// One commissioning session for the whole home: a second client (another connection to

@@ -73,7 +73,10 @@ struct HomeFixture {
     static func make(_ mode: HomeMode, _ network: HomeNetwork = .loopback,
                      devices: [(discriminator: UInt16, port: UInt16)]) async throws -> HomeFixture {
         let state = HomeAPITests.tempDir()
-        let options = CommissioningOptions(trustStore: try HomeAPITests.paaStore(), allowTestDevices: true)
+        // Discovery answers at once from fixed DNS-SD records; a search that finds no device
+        // (a PIN no device accepts) lasts the whole timeout.
+        let options = CommissioningOptions(trustStore: try HomeAPITests.paaStore(), allowTestDevices: true,
+                                           discoveryTimeout: .seconds(4))
         let addresses = try devices.map { try network.deviceAddress(port: $0.port).service }
         let discovery = MatterDiscovery(browser: LoopbackBrowser(devices: devices, addresses: addresses))
         let netns = try network.netnsPath(HomeNetwork.hubHost)

@@ -9,7 +9,10 @@ import Testing
         .configureDevice(nodeID: UInt64.max, name: "Lamp", roomID: nil, roomName: "Kitchen"),
         .configureDevice(nodeID: 5, name: nil, roomID: 3, roomName: nil),
         .prepareCommissioning(structureID: nil),
-        .performCommissioning(onboardingPayload: "MT:Y.K9042C00KA0648G00", name: "Desk", roomID: 2, ecosystemName: "App"),
+        .performCommissioning(onboardingPayload: "MT:Y.K9042C00KA0648G00", setupPINCode: nil, ipAddress: nil, name: "Desk", roomID: 2,
+                              ecosystemName: "App"),
+        .performCommissioning(onboardingPayload: nil, setupPINCode: 13_572_468, ipAddress: "fe80::1", name: nil, roomID: nil,
+                              ecosystemName: nil),
         .completeCommissioning, .cancelCommissioning,
         .read(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5),
         .write(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")),
@@ -75,6 +78,11 @@ import Testing
         ("matterhub/discover", .object(["seconds": .int(0)]), 8),
         ("matterhub/discover", .object(["seconds": .double(1.5)]), 8),
         ("matterhub/perform_commissioning", .object([:]), 8),
+        ("matterhub/perform_commissioning", .object(["onboarding_payload": .string("MT:Y.K9042C00KA0648G00"),
+                                                     "setup_pin_code": .int(13_572_468)]), 8),  // both
+        ("matterhub/perform_commissioning", .object(["onboarding_payload": .string("MT:Y.K9042C00KA0648G00"),
+                                                     "ip_addr": .string("fe80::1")]), 8),  // an address without a PIN
+        ("matterhub/perform_commissioning", .object(["setup_pin_code": .int(1 << 32)]), 8),
         ("matterhub/enable", .array([]), 8),
     ])
     func malformedArgumentsAreTypedErrors(_ name: String, _ args: JSONValue, _ code: Int) {

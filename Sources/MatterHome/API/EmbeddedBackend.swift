@@ -139,14 +139,31 @@ final class EmbeddedSession: HomeCommissioningSession {
 
     var isActive: Bool { session.isActive }
 
-    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
-                 onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+    func perform(_ onboarding: MatterCommissioningRequest.Onboarding, name: String?, room: RoomID?,
+                 options: CommissioningOptions?, onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>] {
         try? session.markPerforming()
         let opts: CommissioningOptions
         if let options { opts = options } else { opts = try CommissioningOptions.defaultTrustStore(stateDirectory: hub.stateDirectory) }
-        return try await hub.commission(code: payload, session: session, name: name, room: room, options: opts, onStep: onStep)
-            .map { $0.map(CommissionedDevice.init) }
+        let (hub, session) = (self.hub, self.session)
+        @Sendable func commission(_ code: String) async throws(HomeError) -> [Result<CommissionedDevice, CommissioningError>] {
+            try await hub.commission(code: code, session: session, name: name, room: room, options: opts, onStep: onStep)
+                .map { $0.map(CommissionedDevice.init) }
+        }
+        switch onboarding {
+        case .payload(let code):
+            return try await commission(code)
+        case .setupPIN(let pin, let address):
+            let search: PINOnlySearch
+            do { search = try PINOnlySearch(pin: pin, address: address) } catch { return [.failure(error)] }
+            let result = try await search.run(finder: DeviceFinder(discovery: hub.discovery), timeout: opts.discoveryTimeout) {
+                code, candidate throws(HomeError) in
+                // (a code for one device gives one result)
+                try await commission(code).first ?? .failure(CommissioningError(
+                    step: .discovery, device: "\(candidate)", code: .deviceNotFound, reason: "no result", hint: "Retry."))
+            }
+            return [result]
+        }
     }
 
     func complete() async throws(HomeError) -> [NodeID] {

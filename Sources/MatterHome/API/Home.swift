@@ -1,5 +1,6 @@
 import MatterCertificates
 import MatterCommissioning
+import MatterSetupPayload
 import MatterInteraction
 import MatterTLV
 
@@ -117,7 +118,17 @@ public final class Structure: Sendable {
     /// ignored: the hub attests with its own policy ('matterctl hub serve --paa-store ...').
     public func matterCommissioningRequest(topology: CommissioningTopology, onboardingPayload: String,
                                            options: CommissioningOptions? = nil) -> MatterCommissioningRequest {
-        MatterCommissioningRequest(structure: self, topology: topology, payload: onboardingPayload, options: options)
+        MatterCommissioningRequest(structure: self, topology: topology, onboarding: .payload(onboardingPayload), options: options)
+    }
+
+    /// A request for the device that opens with `setupPIN` alone: a device shared from another
+    /// ecosystem, whose app shows only the passcode. Every device whose commissioning window is
+    /// open is tried, the one at `address` only when given (``PINOnlySearch``), and the first
+    /// that accepts the PIN is commissioned.
+    public func matterCommissioningRequest(topology: CommissioningTopology, setupPIN: UInt32, address: String? = nil,
+                                           options: CommissioningOptions? = nil) -> MatterCommissioningRequest {
+        MatterCommissioningRequest(structure: self, topology: topology, onboarding: .setupPIN(setupPIN, address: address),
+                                   options: options)
     }
 
     func activeSession() throws(HomeError) -> any HomeCommissioningSession {
@@ -161,18 +172,35 @@ public struct CommissioningTopology: Sendable {
     }
 }
 
-/// One commissioning request: `perform()` commissions every device of the payload.
+/// One commissioning request: `perform()` commissions every device of the payload, or the one
+/// device that accepts the setup PIN.
 public final class MatterCommissioningRequest: Sendable {
+    /// What names the devices to commission.
+    public enum Onboarding: Sendable, Hashable {
+        /// A QR code or manual pairing code (a QR code may name several devices).
+        case payload(String)
+        /// A setup PIN alone, and the device's address when known.
+        case setupPIN(UInt32, address: String?)
+    }
+
     public let structure: Structure
     public let topology: CommissioningTopology
-    public let payload: String
+    public let onboarding: Onboarding
     let options: CommissioningOptions?
 
-    init(structure: Structure, topology: CommissioningTopology, payload: String, options: CommissioningOptions?) {
+    init(structure: Structure, topology: CommissioningTopology, onboarding: Onboarding, options: CommissioningOptions?) {
         self.structure = structure
         self.topology = topology
-        self.payload = payload
+        self.onboarding = onboarding
         self.options = options
+    }
+
+    /// How many devices the request names, when that is known before it runs.
+    public var deviceCount: Int? {
+        switch onboarding {
+        case .payload(let code): (try? SetupPayload.parse(code))?.count
+        case .setupPIN: 1
+        }
     }
 
     /// Commissions; `onStep` hears each step with its time (device index, step). Devices that
@@ -181,7 +209,7 @@ public final class MatterCommissioningRequest: Sendable {
                         onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in }) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>] {
         let session = try structure.activeSession()
-        return try await session.perform(payload: payload, name: name, room: room?.id, options: options, onStep: onStep)
+        return try await session.perform(onboarding, name: name, room: room?.id, options: options, onStep: onStep)
     }
 }
 

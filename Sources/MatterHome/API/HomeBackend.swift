@@ -33,7 +33,7 @@ protocol HomeBackend: Sendable {
 /// or cancel.
 protocol HomeCommissioningSession: Sendable {
     var isActive: Bool { get }
-    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
+    func perform(_ onboarding: MatterCommissioningRequest.Onboarding, name: String?, room: RoomID?, options: CommissioningOptions?,
                  onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>]
     /// Ends the session; the node IDs it commissioned.

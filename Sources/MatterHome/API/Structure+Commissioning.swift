@@ -28,7 +28,16 @@ extension Structure {
                                         options: CommissioningOptions? = nil,
                                         onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in })
         async throws(HomeError) -> [Result<CommissioningOutcome, CommissioningError>] {
-        let request = matterCommissioningRequest(topology: commissioningTopology, onboardingPayload: onboardingPayload,
+        try await commissionMatterDevices(.payload(onboardingPayload), name: name, room: room, options: options, onStep: onStep)
+    }
+
+    /// As ``commissionMatterDevices(onboardingPayload:name:room:options:onStep:)``, for a setup code
+    /// or a setup PIN alone (the device that accepts it).
+    public func commissionMatterDevices(_ onboarding: MatterCommissioningRequest.Onboarding, name: String? = nil, room: Room? = nil,
+                                        options: CommissioningOptions? = nil,
+                                        onStep: @escaping @Sendable (Int, StepTiming) -> Void = { _, _ in })
+        async throws(HomeError) -> [Result<CommissioningOutcome, CommissioningError>] {
+        let request = MatterCommissioningRequest(structure: self, topology: commissioningTopology, onboarding: onboarding,
                                                  options: options)
         let results: [Result<CommissionedDevice, CommissioningError>]
         do {

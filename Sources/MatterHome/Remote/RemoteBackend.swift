@@ -121,10 +121,17 @@ final class RemoteSession: HomeCommissioningSession {
 
     var isActive: Bool { active.get() && connection.isOpen }
 
-    func perform(payload: String, name: String?, room: RoomID?, options: CommissioningOptions?,
-                 onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
+    func perform(_ onboarding: MatterCommissioningRequest.Onboarding, name: String?, room: RoomID?,
+                 options: CommissioningOptions?, onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>] {
-        var args = JSONObject([JSONObject.Member(key: "onboarding_payload", value: .string(payload))])
+        var args = JSONObject([])
+        switch onboarding {
+        case .payload(let payload):
+            args["onboarding_payload"] = .string(payload)
+        case .setupPIN(let pin, let address):
+            args["setup_pin_code"] = .integer(UInt64(pin))
+            if let address { args["ip_addr"] = .string(address) }
+        }
         if let name { args["name"] = .string(name) }
         if let room { args["room_id"] = .int(room.rawValue) }
         // The hub names its request in commissioning_started; only one session runs at a time on a

@@ -41,52 +41,20 @@ extension HubService {
     }
 
     /// Only the PIN (Home Assistant's "shared device" screen and its Android app, for a device
-    /// shared from Google Home or Apple Home): every device in commissioning mode (`_CM`) is
-    /// tried as it is found, the one at `ipAddress` only when given, each by its own long
-    /// discriminator from its TXT record; the first that accepts the PIN is commissioned. One at
-    /// a time, since the hub holds one commissioning session; a wrong PIN fails in a PASE
-    /// round trip, so the others wait milliseconds.
+    /// shared from Google Home or Apple Home): ``PINOnlySearch`` tries every device in
+    /// commissioning mode, the one at `ipAddress` only when given.
     func commissionInCommissioningMode(pin: UInt32, ipAddress: String?) async throws(APIError) -> JSONValue {
-        let finder = DeviceFinder(discovery: hub.discovery)
-        let wanted = ipAddress.map { String($0.split(separator: "%").first ?? "") }
-        var wantedIP: [UInt8]?
-        if let wanted {
-            guard let address = PeerAddress(wanted, port: 0) else {
-                throw APIError(.invalidArguments, "commission_on_network: ip_addr '\(ipAddress ?? "")' is not an IPv4 or IPv6 address")
-            }
-            wantedIP = address.ip
+        let search: PINOnlySearch
+        do { search = try PINOnlySearch(pin: pin, address: ipAddress) } catch {
+            throw APIError(.invalidArguments, "commission_on_network: \(error.reason). \(error.hint)")
         }
-        var tried: [String] = []
-        do {
-            for try await candidate in finder.candidatesInCommissioningMode(timeout: options.discoveryTimeout) {
-                if let wantedIP, !candidate.addresses.contains(where: { $0.ip == wantedIP }) { continue }
-                guard let d = candidate.discriminator, d < 4096 else { continue }
-                let payload = SetupPayload(kind: .qrCode, vendorID: candidate.vendorID ?? 0, productID: candidate.productID ?? 0,
-                                           commissioningFlow: .standard, discoveryCapabilities: .onNetwork,
-                                           discriminator: .long(d), passcode: pin)
-                guard let code = try? QRCode.encode([payload]) else {
-                    throw APIError(.invalidArguments, "commission_on_network: \(pin) is not a valid setup pin code")
-                }
-                do {
-                    return try await commission(payload: code)
-                } catch {
-                    guard error.code == .nodeCommissionFailed else { throw error }  // commissioned, then the interview failed
-                    tried.append("\(candidate): \(error.details)")
-                }
-            }
-        } catch let e as APIError {
-            throw e
-        } catch {
-            throw APIError(.nodeCommissionFailed, "commission_on_network: discovery failed: \(error)")
+        let result = try await search.run(finder: DeviceFinder(discovery: hub.discovery), timeout: options.discoveryTimeout) {
+            code, _ throws(APIError) in try await self.commissionDevice(code)
         }
-        let scope = wanted.map { "at \($0) " } ?? ""
-        guard !tried.isEmpty else {
-            throw APIError(.nodeCommissionFailed, """
-                commission_on_network: no device \(scope)in commissioning mode was found within \(options.discoveryTimeout); \
-                open its commissioning window (share it from its app) and retry
-                """)
+        switch result {
+        case .success(let device): return try await announce(device)
+        case .failure(let e): throw APIError(.nodeCommissionFailed, "commission_on_network: \(e.description)")
         }
-        throw APIError(.nodeCommissionFailed, "commission_on_network: no device \(scope)in commissioning mode accepted the PIN; tried \(tried.joined(separator: "; "))")
     }
 
     static func isOnNetworkCode(_ code: String) -> Bool {
@@ -95,6 +63,15 @@ extension HubService {
     }
 
     func commission(payload code: String) async throws(APIError) -> JSONValue {
+        switch try await commissionDevice(code) {
+        case .success(let device): return try await announce(device)
+        case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
+        }
+    }
+
+    /// Commissions the (first) device of `code` in a session of its own; throws when the
+    /// session cannot start.
+    func commissionDevice(_ code: String) async throws(APIError) -> Result<CommissionedDevice, CommissioningError> {
         let structure: Structure
         do {
             guard let first = try await home.structures().first else { throw HomeError(.structureNotFound, "the home has no structure") }
@@ -113,16 +90,17 @@ extension HubService {
         }
         _ = try? await structure.completeMatterCommissioning()
         guard let outcome = results.first else { throw APIError(.nodeCommissionFailed, "the setup code names no device") }
-        let result: CommissionedDevice
-        switch outcome {
-        case .success(let r): result = r
-        case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
-        }
-        let node = result.nodeID
+        return outcome
+    }
+
+    /// Brings a just-commissioned node up and answers with its data (the interview's failure
+    /// keeps the node and says so).
+    func announce(_ device: CommissionedDevice) async throws(APIError) -> JSONValue {
+        let node = device.nodeID
         let live = await bringUp(node)
         let data = try await nodeData(node)
         guard live else {
-            throw APIError(.nodeInterviewFailed, "node \(result.nodeID.rawValue) was commissioned but its interview did not finish; it is kept and retried")
+            throw APIError(.nodeInterviewFailed, "node \(node.rawValue) was commissioned but its interview did not finish; it is kept and retried")
         }
         return data.json
     }

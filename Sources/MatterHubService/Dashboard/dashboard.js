@@ -202,7 +202,10 @@
       return;
     }
     try {
-      const args = { onboarding_payload: code };
+      // The 8-digit PIN alone (a device shared from another app, which shows no QR code): the
+      // hub tries every device whose commissioning window is open. Manual codes have 11 or 21 digits.
+      const pin = code.replace(/[\s-]/g, "");
+      const args = /^\d{8}$/.test(pin) ? { setup_pin_code: Number(pin) } : { onboarding_payload: code };
       if (name) args.name = name;
       if (room) args.room_id = Number(room);
       const performed = await call("matterhub/perform_commissioning", args);

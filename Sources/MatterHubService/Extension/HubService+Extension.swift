@@ -38,8 +38,10 @@ extension HubService: HubExtensionBackend {
             case .prepareCommissioning(let id):
                 try await prepareCommissioning(id, connection: context.connectionID)
                 return .object([:])
-            case .performCommissioning(let payload, let name, let roomID, let ecosystem):
-                return try await performCommissioning(payload, name: name, roomID: roomID, ecosystem: ecosystem,
+            case .performCommissioning(let payload, let pin, let ipAddress, let name, let roomID, let ecosystem):
+                let onboarding: MatterCommissioningRequest.Onboarding
+                if let payload { onboarding = .payload(payload) } else { onboarding = .setupPIN(pin ?? 0, address: ipAddress) }
+                return try await performCommissioning(onboarding, name: name, roomID: roomID, ecosystem: ecosystem,
                                                       connection: context.connectionID)
             case .completeCommissioning:
                 return .object(["node_ids": .array(try await completeCommissioning(connection: context.connectionID).map { .integer($0) })])

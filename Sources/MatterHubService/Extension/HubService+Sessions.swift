@@ -21,9 +21,9 @@ extension HubService {
         return structure
     }
 
-    /// Commissions every device of the code with live step events, then brings each new node
-    /// up (subscription, interview) and announces it before answering.
-    func performCommissioning(_ payload: String, name: String?, roomID: Int64?, ecosystem: String?,
+    /// Commissions every device of the code (or the one that accepts the PIN) with live step
+    /// events, then brings each new node up (subscription, interview) and announces it before answering.
+    func performCommissioning(_ onboarding: MatterCommissioningRequest.Onboarding, name: String?, roomID: Int64?, ecosystem: String?,
                               connection: UInt64) async throws(HomeError) -> JSONValue {
         let structure = try heldSession(connection)
         var room: Room?
@@ -33,9 +33,12 @@ extension HubService {
             }
             room = found
         }
-        let request = structure.matterCommissioningRequest(
-            topology: CommissioningTopology(ecosystemName: ecosystem ?? "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-            onboardingPayload: payload, options: options)
+        let topology = CommissioningTopology(ecosystemName: ecosystem ?? "MatterHub", homes: [.init(id: structure.id, name: structure.name)])
+        let request = switch onboarding {
+        case .payload(let code): structure.matterCommissioningRequest(topology: topology, onboardingPayload: code, options: options)
+        case .setupPIN(let pin, let address):
+            structure.matterCommissioningRequest(topology: topology, setupPIN: pin, address: address, options: options)
+        }
         let (requestID, results) = try await commissionReporting(request, name: name, room: room, source: .matterhub)
         var outcomes: [JSONValue] = []
         for (i, result) in results.enumerated() {
@@ -50,7 +53,7 @@ extension HubService {
                              source: HubEvent.Source) async throws(HomeError)
         -> (String, [Result<CommissionedDevice, CommissioningError>]) {
         let reporter = CommissioningReporter(publish: { [extensionState] in extensionState.publish($0) })
-        if let devices = try? SetupPayload.parse(request.payload).count { reporter.started(devices: devices, source: source) }
+        if let devices = request.deviceCount { reporter.started(devices: devices, source: source) }
         do {
             let (report, hook) = (reporter.onStep, onCommissioningStep)
             let results = try await request.perform(name: name, room: room) { device, timing in

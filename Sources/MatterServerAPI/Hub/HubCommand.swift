@@ -41,7 +41,10 @@ public enum HubCommand: Hashable, Sendable {
     /// `roomName` picks (case-insensitive) or creates a room of that name; `roomID` a given one.
     case configureDevice(nodeID: UInt64, name: String?, roomID: Int64?, roomName: String?)
     case prepareCommissioning(structureID: Int64?)
-    case performCommissioning(onboardingPayload: String, name: String?, roomID: Int64?, ecosystemName: String?)
+    /// `onboardingPayload` is a setup code, or nil for the device that accepts `setupPINCode`
+    /// alone (at `ipAddress` when given): exactly one of the two.
+    case performCommissioning(onboardingPayload: String?, setupPINCode: UInt32?, ipAddress: String?, name: String?, roomID: Int64?,
+                              ecosystemName: String?)
     case completeCommissioning
     case cancelCommissioning
     case read(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32)
@@ -105,8 +108,18 @@ public enum HubCommand: Hashable, Sendable {
                                     roomName: try a.optional("room"))
         case .prepareCommissioning: return .prepareCommissioning(structureID: try a.optional("structure_id"))
         case .performCommissioning:
-            return .performCommissioning(onboardingPayload: try a.required("onboarding_payload"), name: try a.optional("name"),
-                                         roomID: try a.optional("room_id"), ecosystemName: try a.optional("ecosystem_name"))
+            let payload: String? = try a.optional("onboarding_payload")
+            let pin: UInt32? = try a.optional("setup_pin_code")
+            guard (payload == nil) != (pin == nil) else {
+                throw .invalidArguments("\(name.rawValue): give either 'onboarding_payload' (a setup code) or 'setup_pin_code' (a PIN alone)")
+            }
+            let ipAddress: String? = try a.optional("ip_addr")
+            if ipAddress != nil && pin == nil {
+                throw .invalidArguments("\(name.rawValue): 'ip_addr' goes with 'setup_pin_code' only")
+            }
+            return .performCommissioning(onboardingPayload: payload, setupPINCode: pin, ipAddress: ipAddress,
+                                         name: try a.optional("name"), roomID: try a.optional("room_id"),
+                                         ecosystemName: try a.optional("ecosystem_name"))
         case .completeCommissioning: return .completeCommissioning
         case .cancelCommissioning: return .cancelCommissioning
         case .read:
@@ -157,8 +170,10 @@ public enum HubCommand: Hashable, Sendable {
             put("name", n.map { .string($0) })
             put("room_id", r.map { .integer($0) })
             put("room", rn.map { .string($0) })
-        case .performCommissioning(let p, let n, let r, let e):
-            put("onboarding_payload", .string(p))
+        case .performCommissioning(let p, let pin, let ip, let n, let r, let e):
+            put("onboarding_payload", p.map { .string($0) })
+            put("setup_pin_code", pin.map { .integer(UInt64($0)) })
+            put("ip_addr", ip.map { .string($0) })
             put("name", n.map { .string($0) })
             put("room_id", r.map { .integer($0) })
             put("ecosystem_name", e.map { .string($0) })
