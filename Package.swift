@@ -81,6 +81,11 @@ let package = Package(
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
                                                    "MatterServerAPI", "MatterWebSocket", "MatterPlatform"],
                 swiftSettings: strict),
+        // Moving a home between MatterHub and python-matter-server (import, export): reads and
+        // writes the other server's storage, takes its fabric over into the store.
+        .target(name: "MatterMigration", dependencies: ["MatterHome", "MatterServerAPI", "MatterCertificates", "MatterCrypto",
+                                                        "MatterInteraction", "MatterTLV"],
+                swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
                           path: "Tests/StoreTool", swiftSettings: strict),
@@ -110,7 +115,7 @@ let package = Package(
                           dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
-                                         "MatterTrustStore", "MatterPlatform"],
+                                         "MatterTrustStore", "MatterPlatform", "MatterMigration"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.

@@ -22,6 +22,8 @@ enum Matterctl {
         AttestationCommand.self,
         VirtualDeviceCommand.self,
         HubCommand.self,
+        ImportCommand.self,
+        ExportCommand.self,
         ThreadCommand.self,
         WiFiCommand.self,
         DoctorCommand.self,

@@ -73,7 +73,7 @@ public struct HomeError: Error, Sendable, CustomStringConvertible {
         case .notFound(let kind, _) where kind == "room": .roomNotFound
         case .notFound(let kind, _) where kind == "structure": .structureNotFound
         case .notFound(let kind, _) where kind == "node": .deviceNotFound
-        case .corruptFabric, .fabricCreation: .fabricUnusable
+        case .corruptFabric, .fabricCreation, .fabricExists: .fabricUnusable
         case .invalidNetworkCredentials: .invalidNetworkCredentials
         case .sqlite, .io, .schemaTooNew, .notFound, .nodeIDInUse, .nodeIDNotReserved, .nodeIDsExhausted, .lastStructure,
              .corruptNetworkCredentials:

@@ -34,44 +34,49 @@ extension HubStore {
             try removeOrphanKeyFiles()
             let material = try generateFabric(creation, db: db)
             step("fabric.generated")
-
-            let suffix = String(material.fabricID.rawValue, radix: 16, uppercase: true)
-            let rootFile = "root-\(suffix).der"
-            let icacFile = material.authority.intermediateKey == nil ? nil : "icac-\(suffix).der"
-            let controllerFile = "controller-\(suffix)-\(material.controllerNodeID).der"
-            var files: [(String, P256PrivateKey)] = [(rootFile, material.authority.rootKey)]
-            if let icacFile, let key = material.authority.intermediateKey { files.append((icacFile, key)) }
-            files.append((controllerFile, material.controllerKey))
-            for (name, key) in files {
-                try SecureFiles.writeAtomically(key.pkcs8DERRepresentation.bytes, directory: keysDirectory, name: name,
-                                                afterTemporaryWrite: { step("fabric.key-temporary") })
-                step("fabric.key-renamed")
-            }
-            step("fabric.keys-written")
-
-            let ca = material.authority
-            try db.run("""
-                INSERT INTO fabric (id, fabric_id, vendor_id, rcac_tlv, rcac_der, icac_tlv, icac_der, root_key_file,
-                    icac_key_file, ipk_epoch_key, controller_node_id, controller_noc_tlv, controller_noc_der,
-                    controller_key_file, created_at)
-                VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, [
-                    .id(material.fabricID.rawValue), .integer(Int64(creation.vendorID)), .blob(ca.root.tlv), .blob(ca.root.der),
-                    ca.intermediate.map { .blob($0.tlv) } ?? .null, ca.intermediate.map { .blob($0.der) } ?? .null,
-                    .text(rootFile), icacFile.map { .text($0) } ?? .null, .blob(material.ipk.bytes),
-                    .id(material.controllerNodeID.rawValue), .blob(material.controllerNOC.tlv), .blob(material.controllerNOC.der),
-                    .text(controllerFile), .date(material.createdAt),
-                ])
-            step("fabric.row-inserted")
-            return HubFabric(fabricID: material.fabricID, vendorID: creation.vendorID, certificateAuthority: ca,
-                             ipkEpochKey: material.ipk, controllerNodeID: material.controllerNodeID,
-                             controllerKey: material.controllerKey, controllerNOC: material.controllerNOC.certificate,
-                             controllerNOCTLV: material.controllerNOC.tlv, controllerNOCDER: material.controllerNOC.der,
-                             createdAt: Date(timeIntervalSince1970: material.createdAt.timeIntervalSince1970.rounded(.down)))
+            return try persistFabric(material, vendorID: creation.vendorID, db)
         }
     }
 
-    private struct FabricMaterial {
+    /// Writes a fabric's key files (each fsynced and renamed into `keys/`) and then its row,
+    /// inside the caller's write transaction; the fabric as loaded.
+    func persistFabric(_ material: FabricMaterial, vendorID: UInt16, _ db: SQLiteDatabase) throws(StoreError) -> HubFabric {
+        let suffix = String(material.fabricID.rawValue, radix: 16, uppercase: true)
+        let rootFile = "root-\(suffix).der"
+        let icacFile = material.authority.intermediateKey == nil ? nil : "icac-\(suffix).der"
+        let controllerFile = "controller-\(suffix)-\(material.controllerNodeID).der"
+        var files: [(String, P256PrivateKey)] = [(rootFile, material.authority.rootKey)]
+        if let icacFile, let key = material.authority.intermediateKey { files.append((icacFile, key)) }
+        files.append((controllerFile, material.controllerKey))
+        for (name, key) in files {
+            try SecureFiles.writeAtomically(key.pkcs8DERRepresentation.bytes, directory: keysDirectory, name: name,
+                                            afterTemporaryWrite: { step("fabric.key-temporary") })
+            step("fabric.key-renamed")
+        }
+        step("fabric.keys-written")
+
+        let ca = material.authority
+        try db.run("""
+            INSERT INTO fabric (id, fabric_id, vendor_id, rcac_tlv, rcac_der, icac_tlv, icac_der, root_key_file,
+                icac_key_file, ipk_epoch_key, controller_node_id, controller_noc_tlv, controller_noc_der,
+                controller_key_file, created_at)
+            VALUES (1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [
+                .id(material.fabricID.rawValue), .integer(Int64(vendorID)), .blob(ca.root.tlv), .blob(ca.root.der),
+                ca.intermediate.map { .blob($0.tlv) } ?? .null, ca.intermediate.map { .blob($0.der) } ?? .null,
+                .text(rootFile), icacFile.map { .text($0) } ?? .null, .blob(material.ipk.bytes),
+                .id(material.controllerNodeID.rawValue), .blob(material.controllerNOC.tlv), .blob(material.controllerNOC.der),
+                .text(controllerFile), .date(material.createdAt),
+            ])
+        step("fabric.row-inserted")
+        return HubFabric(fabricID: material.fabricID, vendorID: vendorID, certificateAuthority: ca,
+                         ipkEpochKey: material.ipk, controllerNodeID: material.controllerNodeID,
+                         controllerKey: material.controllerKey, controllerNOC: material.controllerNOC.certificate,
+                         controllerNOCTLV: material.controllerNOC.tlv, controllerNOCDER: material.controllerNOC.der,
+                         createdAt: Date(timeIntervalSince1970: material.createdAt.timeIntervalSince1970.rounded(.down)))
+    }
+
+    struct FabricMaterial {
         let fabricID: FabricID
         let authority: FabricCertificateAuthority
         let ipk: SecretBytes
@@ -106,7 +111,7 @@ extension HubStore {
 
     /// With the write lock held and no fabric row, every key file is left over from a crashed
     /// creation: remove them (and their temporaries).
-    private func removeOrphanKeyFiles() throws(StoreError) {
+    func removeOrphanKeyFiles() throws(StoreError) {
         var removed = false
         for name in SecureFiles.entries(keysDirectory) where Self.isKeyFileName(name) {
             if unlink(keysDirectory + "/" + name) != 0 && errno != ENOENT {
@@ -124,7 +129,7 @@ extension HubStore {
         return base.hasSuffix(".der") && ["root-", "icac-", "controller-"].contains(where: base.hasPrefix)
     }
 
-    private func loadFabric(_ db: SQLiteDatabase) throws(StoreError) -> HubFabric? {
+    func loadFabric(_ db: SQLiteDatabase) throws(StoreError) -> HubFabric? {
         let row = try db.queryOne("""
             SELECT fabric_id, vendor_id, rcac_tlv, icac_tlv, root_key_file, icac_key_file, ipk_epoch_key,
                    controller_node_id, controller_noc_tlv, controller_key_file, created_at

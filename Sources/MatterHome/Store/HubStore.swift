@@ -45,12 +45,15 @@ public final class HubStore: Sendable {
     private let database: SQLiteDatabase
     private let lock = Mutex(())
 
+    /// The database's file name in the state directory.
+    public static let databaseFileName = "hub.sqlite"
+
     /// Opens (creating when missing) the store in `directory`.
     public init(directory: String, options: Options = Options()) throws(StoreError) {
         let directory = directory.count > 1 && directory.hasSuffix("/") ? String(directory.dropLast()) : directory
         stateDirectory = directory
         self.options = options
-        let path = directory + "/hub.sqlite"
+        let path = directory + "/" + Self.databaseFileName
         if options.readOnly {
             database = try SQLiteDatabase(path: path, flags: [.readOnly, .noMutex, .noFollow, .extendedCodes])
             database.setBusyTimeout(milliseconds: options.busyTimeoutMilliseconds)

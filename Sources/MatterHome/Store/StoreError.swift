@@ -39,6 +39,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case corruptFabric(String)
     /// Creating the fabric's certificates failed.
     case fabricCreation(String)
+    /// Another fabric cannot be taken over: the store already holds one (or devices).
+    case fabricExists(String)
     /// A Thread dataset or Wi-Fi credentials that cannot be stored (the defect is named; never
     /// the secret itself).
     case invalidNetworkCredentials(String)
@@ -63,6 +65,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lastStructure: return "last_structure"
         case .corruptFabric: return "corrupt_fabric"
         case .fabricCreation: return "fabric_creation"
+        case .fabricExists: return "fabric_exists"
         case .invalidNetworkCredentials: return "invalid_network_credentials"
         case .corruptNetworkCredentials: return "corrupt_network_credentials"
         }
@@ -89,6 +92,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .lastStructure: return "store: the last structure cannot be removed"
         case .corruptFabric(let why): return "store: the stored fabric is unusable: \(why)"
         case .fabricCreation(let why): return "store: creating the fabric failed: \(why)"
+        case .fabricExists(let what): return "store: the state directory already holds \(what)"
         case .invalidNetworkCredentials(let why): return "store: cannot store the network credentials: \(why)"
         case .corruptNetworkCredentials(let path, let why): return "store: \(path) is unusable: \(why)"
         }
@@ -120,6 +124,8 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .corruptFabric:
             return "Restore the state directory (database and keys/) from a backup; without the root key the hub cannot administer its devices."
         case .fabricCreation: return "Retry; if it persists, report a bug."
+        case .fabricExists:
+            return "Import into a new state directory (--state DIR), or replace this one (matterctl import --replace keeps it as a backup)."
         case .invalidNetworkCredentials: return "Fix what the message names and retry."
         case .corruptNetworkCredentials:
             return "Move the file away and add the Thread datasets or Wi-Fi credentials again (from the border router or your router)."

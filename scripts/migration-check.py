@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Drives a Matter Server (python-matter-server 8.1.2, or our hub) with the real OHF client for the
+move-in tests (issue 30): commission devices on the server that is left, then check that the
+server moved to serves the same nodes.
+
+    migration-check.py commission URL SETUP_CODE...      prints {"nodes": [{"node_id", "attributes": n}, ...]}
+    migration-check.py verify URL NODE_ID... [--attributes FILE] [--seconds S]
+
+`verify` waits (at most S seconds, default 60) until every node is listed and available, checks
+that the nodes' attributes include the ones in FILE (a python-matter-server node file: NodeLabel,
+VendorID, ProductID, the Fabrics list) with equal values, toggles each node's OnOff on endpoint 1
+and waits for the attribute_updated of each change. It prints one line per check and
+'migration: N passed, N failed'; exit 1 on any failure. Run it with the python of .peers/ohf-client.
+"""
+import asyncio
+import json
+import sys
+import time
+
+import aiohttp
+from chip.clusters import Objects as Clusters
+from matter_server.client import MatterClient
+from matter_server.common.models import EventType
+
+RESULTS = {"passed": 0, "failed": 0}
+
+
+def check(name, ok, detail=""):
+    RESULTS["passed" if ok else "failed"] += 1
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
+    return ok
+
+
+async def connect(url, session, seconds=90):
+    """Connects once the server answers (python-matter-server takes seconds to start)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        client = MatterClient(url, session)
+        try:
+            await asyncio.wait_for(client.connect(), 10)
+            return client
+        except Exception:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)
+
+
+async def listening(url, session):
+    client = await connect(url, session)
+    ready = asyncio.Event()
+    task = asyncio.create_task(client.start_listening(ready))
+    await asyncio.wait_for(ready.wait(), 60)
+    return client, task
+
+
+async def commission(url, codes):
+    async with aiohttp.ClientSession() as session:
+        client, task = await listening(url, session)
+        nodes = []
+        for code in codes:
+            node = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 120)
+            nodes.append({"node_id": node.node_id, "attributes": len(node.attributes)})
+        print(json.dumps({"nodes": nodes}), flush=True)
+        task.cancel()
+
+
+# The attributes `verify` compares with the source's node file: what identifies the device and
+# the fabric it is on (values the device does not change by itself).
+COMPARED = ["0/40/1", "0/40/2", "0/40/3", "0/40/4", "0/40/5", "0/62/1", "0/62/5", "1/29/0"]
+
+
+async def verify(url, node_ids, attributes_file, seconds):
+    expected = {}
+    if attributes_file:
+        with open(attributes_file) as f:
+            stored = json.load(f)["nodes"]
+        expected = {int(k): v.get("attributes", {}) for k, v in stored.items()}
+    async with aiohttp.ClientSession() as session:
+        start = time.monotonic()
+        client, task = await listening(url, session)
+        deadline = start + seconds
+        listed = {}
+        while time.monotonic() < deadline:
+            listed = {n.node_id: n for n in client.get_nodes()}
+            if all(i in listed and listed[i].available for i in node_ids):
+                break
+            await asyncio.sleep(0.2)
+        elapsed = time.monotonic() - start
+        check(f"the server lists nodes {sorted(listed)} (wanted {sorted(node_ids)})", set(node_ids) <= set(listed))
+        check(f"all {len(node_ids)} available within {seconds} s (took {elapsed:.1f} s)",
+              all(i in listed and listed[i].available for i in node_ids))
+        print(f"migration: available after {elapsed:.2f} s", flush=True)
+        for node_id in node_ids:
+            node = listed.get(node_id)
+            if node is None:
+                continue
+            want = expected.get(node_id, {})
+            for path in COMPARED:
+                if path in want:
+                    got = node.node_data.attributes.get(path)
+                    check(f"node {node_id} {path} is what the old server had", got == want[path], f"{got!r} != {want[path]!r}")
+            updates = asyncio.Queue()
+            unsubscribe = client.subscribe_events(lambda event, value: updates.put_nowait(value), EventType.ATTRIBUTE_UPDATED,
+                                                  node_filter=node_id, attr_path_filter="1/6/0")
+            before = node.get_attribute_value(1, None, Clusters.OnOff.Attributes.OnOff)
+            try:
+                await asyncio.wait_for(client.send_device_command(node_id, 1, Clusters.OnOff.Commands.Toggle()), 15)
+                value = await asyncio.wait_for(updates.get(), 15)
+                check(f"node {node_id} toggles ({before} -> {value})", value == (not before), repr(value))
+            except Exception as error:  # a timeout or the server's error
+                check(f"node {node_id} toggles", False, repr(error))
+            unsubscribe()
+        task.cancel()
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[1] == "commission":
+        asyncio.run(commission(argv[2], argv[3:]))
+        return 0
+    if len(argv) >= 3 and argv[1] == "verify":
+        args, attributes, seconds = [], None, 60.0
+        it = iter(argv[3:])
+        for a in it:
+            if a == "--attributes":
+                attributes = next(it)
+            elif a == "--seconds":
+                seconds = float(next(it))
+            else:
+                args.append(int(a))
+        asyncio.run(verify(argv[2], args, attributes, seconds))
+        print(f"migration: {RESULTS['passed']} passed, {RESULTS['failed']} failed", flush=True)
+        return 0 if RESULTS["failed"] == 0 and RESULTS["passed"] > 0 else 1
+    print(__doc__, file=sys.stderr)
+    return 64
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
