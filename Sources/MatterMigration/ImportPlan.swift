@@ -157,7 +157,7 @@ public struct ImportPlan: Sendable {
 
     /// python-matter-server's dates: naive UTC ISO 8601 (`2026-12-04T15:07:15.739569`), or
     /// with `Z` / `+00:00` as matterjs-server writes them.
-    static func date(_ text: String) -> Date? {
+    package static func date(_ text: String) -> Date? {
         var s = Substring(text)
         if s.hasSuffix("Z") { s = s.dropLast() } else if s.hasSuffix("+00:00") { s = s.dropLast(6) }
         let parts = s.split(separator: "T")

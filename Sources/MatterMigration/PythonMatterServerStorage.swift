@@ -91,10 +91,7 @@ public struct PythonMatterServerStorage: Sendable {
     public func fabric(_ fabricID: UInt64?) throws(MigrationError) -> Fabric {
         let list = fabrics.map(\.description).joined(separator: "; ")
         guard let fabricID else {
-            // Several admins of which one has nodes is still one home.
-            let withNodes = fabrics.filter { $0.nodeFile != nil }
             if fabrics.count == 1 { return fabrics[0] }
-            if withNodes.count == 1 { return withNodes[0] }
             throw MigrationError(.fabricChoice, "the storage holds \(fabrics.count) fabrics: \(list)",
                                  hint: "Choose one with --fabric <fabric ID> (the one Home Assistant's add-on uses is 2, python-matter-server's default 1).")
         }
