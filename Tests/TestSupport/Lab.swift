@@ -19,7 +19,7 @@ public struct LabHost: Sendable {
 }
 
 /// The lab the integration tests share. `scripts/test` brings one up around `swift test` with
-/// `scripts/lab run <name> --hosts 28 -- ...`, which sets MATTERHUB_LAB_ENV to its env file. Run
+/// `scripts/lab run <name> --hosts 30 -- ...`, which sets MATTERHUB_LAB_ENV to its env file. Run
 /// on its own as root (`swift test --filter Lab`), the suite brings one up itself through
 /// scripts/lab and takes it down at exit. Without root the lab tests are skipped with a message
 /// (the `.enabled(if: Lab.isAvailable)` trait) except under CI=true, where they run and fail.
@@ -29,7 +29,7 @@ public final class Lab: Sendable {
     public let hosts: [LabHost]
 
     /// The hosts the lab tests need.
-    public static let requiredHosts = 28
+    public static let requiredHosts = 30
 
     /// The repository root (from this file's path).
     public static let repositoryRoot: URL = {
