@@ -25,6 +25,7 @@ let package = Package(
         // C shims: every line of C and every module map lives under CShims/.
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CZlib", path: "CShims/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // OpenSSL 3 libcrypto and libssl (the trust store's HTTPS client) behind C helpers for
         // what Swift cannot call (macros, variadics, OSSL_PARAM arrays). Only MatterCrypto imports it.
         .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
@@ -84,7 +85,7 @@ let package = Package(
         // Moving a home between MatterHub and python-matter-server (import, export): reads and
         // writes the other server's storage, takes its fabric over into the store.
         .target(name: "MatterMigration", dependencies: ["MatterHome", "MatterServerAPI", "MatterCertificates", "MatterCrypto",
-                                                        "MatterInteraction", "MatterTLV"],
+                                                        "MatterInteraction", "MatterTLV", "CZlib"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
         .executableTarget(name: "matterhub-store-tool", dependencies: ["MatterHome"],
