@@ -12,6 +12,18 @@ import MatterSetupPayload
 /// happens after that is the answer. Candidates are tried one at a time: a hub holds one
 /// commissioning session.
 public struct PINOnlySearch: Sendable {
+    /// How long an attempt may look for a candidate again by its discriminator (the advert was
+    /// there a moment ago, so avahi answers from its cache; a device commissioned meanwhile has
+    /// withdrawn it, and an attempt with the whole discovery timeout waited 15 s for it).
+    public static let rediscoveryTimeout: Duration = .seconds(2)
+
+    /// `options` for one attempt: discovery bounded by ``rediscoveryTimeout``.
+    public static func attemptOptions(_ options: CommissioningOptions) -> CommissioningOptions {
+        var bounded = options
+        bounded.discoveryTimeout = min(options.discoveryTimeout, rediscoveryTimeout)
+        return bounded
+    }
+
     public let pin: UInt32
     /// The address the device must have (the IPv4 or IPv6 bytes), or nil for any.
     public let address: [UInt8]?

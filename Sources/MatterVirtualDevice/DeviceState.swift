@@ -71,6 +71,19 @@ struct DeviceState: Codable, Sendable, Hashable {
     var networks: [NetworkRecord]?
     /// The light's Level Control state (nil for a plug, and in older state files).
     var level: LevelState?
+    /// This device's own serial number and unique ID (random on its first start; absent in
+    /// older state files): controllers tell devices apart by them (Home Assistant keys a device by
+    /// its serial number, and merged two virtual devices that shared one).
+    var serialNumber: String?
+
+    /// Gives the device its serial number when it has none yet.
+    mutating func assignSerialNumber() {
+        guard serialNumber == nil else { return }
+        serialNumber = "MH-VD-" + (0..<4).map { _ in
+            let b = UInt8.random(in: 0...255)
+            return String(b >> 4, radix: 16, uppercase: true) + String(b & 0xF, radix: 16, uppercase: true)
+        }.joined()
+    }
 }
 
 /// Reads and writes `state.json` in the state folder: written to a temporary file with mode

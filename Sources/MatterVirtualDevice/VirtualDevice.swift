@@ -101,6 +101,7 @@ public actor VirtualDevice {
         let store = c.stateDirectory.map { DeviceStateStore(directory: $0) }
         var state = try store?.load() ?? DeviceState()
         state.bootCount &+= 1
+        state.assignSerialNumber()
         try store?.save(state)
         vendorID = c.vendorID
         productID = c.productID

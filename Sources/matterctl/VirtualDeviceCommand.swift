@@ -108,10 +108,30 @@ struct VirtualDeviceCommand: ParsableCommand {
     }
 
     /// Reads 'press' / 'press N' lines from stdin on a thread of its own (a blocking read must not
-    /// hold a thread of the cooperative pool), until end of input.
+    /// hold a thread of the cooperative pool), until end of input. With read(2), not readLine():
+    /// readLine holds stdin's FILE lock while it blocks, and exit() (which flushes every stream)
+    /// then waited for it forever, so a device whose stdin stayed open never exited on SIGTERM.
     static func readButtonPresses(_ devices: [VirtualDevice]) {
         DetachedThread.start(name: "matterctl.stdin") {
-            while let line = readLine() {
+            var pending: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 512)
+            func nextLine() -> String? {
+                while true {
+                    if let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+                        let line = String(decoding: pending[..<newline], as: UTF8.self)
+                        pending.removeSubrange(...newline)
+                        return line
+                    }
+                    let n = read(0, &buffer, buffer.count)
+                    if n < 0 && errno == EINTR { continue }
+                    guard n > 0 else {
+                        defer { pending = [] }
+                        return pending.isEmpty ? nil : String(decoding: pending, as: UTF8.self)
+                    }
+                    pending.append(contentsOf: buffer[0..<n])
+                }
+            }
+            while let line = nextLine() {
                 let words = line.split(separator: " ")
                 guard words.first == "press" else {
                     Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button")

@@ -146,20 +146,21 @@ final class EmbeddedSession: HomeCommissioningSession {
         let opts: CommissioningOptions
         if let options { opts = options } else { opts = try CommissioningOptions.defaultTrustStore(stateDirectory: hub.stateDirectory) }
         let (hub, session) = (self.hub, self.session)
-        @Sendable func commission(_ code: String) async throws(HomeError) -> [Result<CommissionedDevice, CommissioningError>] {
+        @Sendable func commission(_ code: String, _ opts: CommissioningOptions) async throws(HomeError)
+            -> [Result<CommissionedDevice, CommissioningError>] {
             try await hub.commission(code: code, session: session, name: name, room: room, options: opts, onStep: onStep)
                 .map { $0.map(CommissionedDevice.init) }
         }
         switch onboarding {
         case .payload(let code):
-            return try await commission(code)
+            return try await commission(code, opts)
         case .setupPIN(let pin, let address):
             let search: PINOnlySearch
             do { search = try PINOnlySearch(pin: pin, address: address) } catch { return [.failure(error)] }
             let result = try await search.run(finder: DeviceFinder(discovery: hub.discovery), timeout: opts.discoveryTimeout) {
                 code, candidate throws(HomeError) in
                 // (a code for one device gives one result)
-                try await commission(code).first ?? .failure(CommissioningError(
+                try await commission(code, PINOnlySearch.attemptOptions(opts)).first ?? .failure(CommissioningError(
                     step: .discovery, device: "\(candidate)", code: .deviceNotFound, reason: "no result", hint: "Retry."))
             }
             return [result]

@@ -49,7 +49,7 @@ extension HubService {
             throw APIError(.invalidArguments, "commission_on_network: \(error.reason). \(error.hint)")
         }
         let result = try await search.run(finder: DeviceFinder(discovery: hub.discovery), timeout: options.discoveryTimeout) {
-            code, _ throws(APIError) in try await self.commissionDevice(code)
+            code, _ throws(APIError) in try await self.commissionDevice(code, options: PINOnlySearch.attemptOptions(self.options))
         }
         switch result {
         case .success(let device): return try await announce(device)
@@ -71,7 +71,8 @@ extension HubService {
 
     /// Commissions the (first) device of `code` in a session of its own; throws when the
     /// session cannot start.
-    func commissionDevice(_ code: String) async throws(APIError) -> Result<CommissionedDevice, CommissioningError> {
+    func commissionDevice(_ code: String, options: CommissioningOptions? = nil) async throws(APIError)
+        -> Result<CommissionedDevice, CommissioningError> {
         let structure: Structure
         do {
             guard let first = try await home.structures().first else { throw HomeError(.structureNotFound, "the home has no structure") }
@@ -82,7 +83,7 @@ extension HubService {
         }
         let request = structure.matterCommissioningRequest(
             topology: CommissioningTopology(ecosystemName: "MatterHub", homes: [.init(id: structure.id, name: structure.name)]),
-            onboardingPayload: code, options: options)
+            onboardingPayload: code, options: options ?? self.options)
         let results: [Result<CommissionedDevice, CommissioningError>]
         do { results = try await commissionReporting(request, name: nil, room: nil, source: .ohf).1 } catch {
             try? await structure.cancelMatterCommissioning()
