@@ -183,6 +183,11 @@ import TestSupport
         try await runRealClient(venv: "ohf-client-mpc")
     }
 
+    /// The client Home Assistant 2026.11 pins (matter-python-client 1.5.5).
+    @Test func realClientMatterPythonClient155() async throws {
+        try await runRealClient(venv: "ohf-client-mpc155")
+    }
+
     /// Both clients with the token, as on a `--listen` address (given in the environment, not on
     /// the argument list; the script adds it to the URL).
     @Test(arguments: ["ohf-client", "ohf-client-mpc"])

@@ -76,6 +76,10 @@ import MatterTLV
     @Test func matterPythonClient161DrivesTheHub() async throws {
         try await run(venv: "ohf-client-mpc", discriminator: 402)
     }
+
+    @Test func matterPythonClient155DrivesTheHub() async throws {
+        try await run(venv: "ohf-client-mpc155", discriminator: 406)
+    }
 }
 
 /// A hub stopped with SIGTERM's path and started again on the same state: every node is listed
