@@ -179,19 +179,9 @@ extension CommissioningAttempt {
     }
 
     func findOperational(cfid: UInt64) async throws(CommissioningError) -> [PeerAddress] {
-        let stream = commissioner.finder.discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
         let timeout = options.operationalDiscoveryTimeout
-        let result: [PeerAddress]? = await first(within: timeout) {
-            do {
-                for try await event in stream {
-                    guard case .found(let node) = event else { continue }
-                    let addresses = node.service.peerAddresses
-                    if !addresses.isEmpty { return addresses }
-                }
-            } catch {}
-            return nil
-        }
-        guard let result else {
+        guard let result = await commissioner.finder.operationalAddresses(compressedFabricID: cfid, nodeID: nodeID, timeout: timeout)
+        else {
             throw fail(.operationalDiscovery, .operationalNotFound,
                        "the device did not announce itself on the operational network within \(timeout)",
                        "Check that the device stayed on this network; it will roll back when its fail-safe expires.")

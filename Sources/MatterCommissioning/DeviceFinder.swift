@@ -1,6 +1,7 @@
 import MatterDiscovery
 import MatterMessaging
 import MatterSetupPayload
+import MatterTLV
 
 /// A commissionable device found for a setup code, with every address to try.
 public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
@@ -137,5 +138,50 @@ public struct DeviceFinder: Sendable {
             timer.cancel()
         }
         return stream
+    }
+}
+
+extension DeviceFinder {
+    /// How long to wait for a node's IPv6 address after its IPv4 one was resolved first.
+    public static let ipv6Grace: Duration = .milliseconds(300)
+
+    /// Where an operational node (`_matter._tcp`) answers: its first resolved addresses, IPv6
+    /// first (link-local first), or nil when it did not announce itself within `timeout`. avahi
+    /// resolves IPv4 and IPv6 apart; when the IPv4 answer comes first, the IPv6 one (a Matter node
+    /// always has one) is waited for a moment, so that the same node gets the same address
+    /// whichever answer wins (the commissioner and the hub's reconnection recorded different ones).
+    public func operationalAddresses(compressedFabricID cfid: UInt64, nodeID: NodeID, timeout: Duration) async -> [PeerAddress]? {
+        let discovery = self.discovery
+        let node = nodeID.rawValue
+        guard let first = await MatterMessaging.first(within: timeout, {
+            await Self.addresses(discovery.operationalNodes(compressedFabricID: cfid, nodeID: node), acceptIPv4Only: true)
+        }) else { return nil }
+        guard !first.contains(where: \.isIPv6) else { return first }
+        let ipv6 = await MatterMessaging.first(within: Self.ipv6Grace) {
+            await Self.addresses(discovery.operationalNodes(compressedFabricID: cfid, nodeID: node), acceptIPv4Only: false)
+        }
+        let resolved = ipv6 ?? []
+        return resolved + first.filter { !resolved.contains($0) }
+    }
+
+    /// The first addresses a node is resolved at, IPv6 first; with `acceptIPv4Only` false, the
+    /// first that include IPv6 (an update counts).
+    static func addresses(_ stream: AsyncThrowingStream<DiscoveryEvent<OperationalNode>, any Error>,
+                          acceptIPv4Only: Bool) async -> [PeerAddress]? {
+        do {
+            for try await event in stream {
+                let node: OperationalNode
+                switch event {
+                case .found(let n): node = n
+                case .updated(let n) where !acceptIPv4Only: node = n
+                default: continue
+                }
+                let addresses = node.service.peerAddresses
+                let ipv6 = addresses.filter(\.isIPv6).sorted { $0.isLinkLocal && !$1.isLinkLocal }
+                if !ipv6.isEmpty { return ipv6 + addresses.filter { !$0.isIPv6 } }
+                if acceptIPv4Only && !addresses.isEmpty { return addresses }
+            }
+        } catch {}
+        return nil
     }
 }

@@ -32,6 +32,7 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
 
     public var isLinkLocal: Bool { ip[0] == 0xFE && ip[1] & 0xC0 == 0x80 }
     public var isIPv4: Bool { ip[0..<10].allSatisfy { $0 == 0 } && ip[10] == 0xFF && ip[11] == 0xFF }
+    public var isIPv6: Bool { !isIPv4 }
 
     public var ipText: String {
         if isIPv4 { return ip[12...].map(String.init).joined(separator: ".") }

@@ -277,16 +277,7 @@ public actor Hub {
     }
 
     func operationalAddresses(cfid: UInt64, nodeID: NodeID, timeout: Duration = .seconds(3)) async -> [PeerAddress] {
-        let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
-        return await first(within: timeout) {
-            do {
-                for try await event in stream {
-                    guard case .found(let node) = event else { continue }
-                    return node.service.peerAddresses
-                }
-            } catch {}
-            return nil
-        } ?? []
+        await DeviceFinder(discovery: discovery).operationalAddresses(compressedFabricID: cfid, nodeID: nodeID, timeout: timeout) ?? []
     }
 
     func dropSession(_ nodeID: NodeID) async {
