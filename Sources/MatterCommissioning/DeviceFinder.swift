@@ -151,37 +151,59 @@ extension DeviceFinder {
     /// always has one) is waited for a moment, so that the same node gets the same address
     /// whichever answer wins (the commissioner and the hub's reconnection recorded different ones).
     public func operationalAddresses(compressedFabricID cfid: UInt64, nodeID: NodeID, timeout: Duration) async -> [PeerAddress]? {
-        let discovery = self.discovery
-        let node = nodeID.rawValue
-        guard let first = await MatterMessaging.first(within: timeout, {
-            await Self.addresses(discovery.operationalNodes(compressedFabricID: cfid, nodeID: node), acceptIPv4Only: true)
-        }) else { return nil }
-        guard !first.contains(where: \.isIPv6) else { return first }
-        let ipv6 = await MatterMessaging.first(within: Self.ipv6Grace) {
-            await Self.addresses(discovery.operationalNodes(compressedFabricID: cfid, nodeID: node), acceptIPv4Only: false)
-        }
-        let resolved = ipv6 ?? []
-        return resolved + first.filter { !resolved.contains($0) }
+        let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
+        return await MatterMessaging.first(within: timeout) { await Self.addresses(stream, grace: Self.ipv6Grace) }
     }
 
-    /// The first addresses a node is resolved at, IPv6 first; with `acceptIPv4Only` false, the
-    /// first that include IPv6 (an update counts).
+    /// What the resolution of one node gives, with the moment the grace ends.
+    private enum Resolution: Sendable {
+        case resolved([PeerAddress])
+        case graceOver
+        case ended
+    }
+
+    /// The first addresses `stream` resolves, IPv6 first (link-local first); when only IPv4 came,
+    /// the same browse's later answers are waited on for `grace` for an IPv6 one.
     static func addresses(_ stream: AsyncThrowingStream<DiscoveryEvent<OperationalNode>, any Error>,
-                          acceptIPv4Only: Bool) async -> [PeerAddress]? {
-        do {
-            for try await event in stream {
-                let node: OperationalNode
-                switch event {
-                case .found(let n): node = n
-                case .updated(let n) where !acceptIPv4Only: node = n
-                default: continue
+                          grace: Duration) async -> [PeerAddress]? {
+        let (events, sink) = AsyncStream.makeStream(of: Resolution.self)
+        let reader = Task {
+            do {
+                for try await event in stream {
+                    switch event {
+                    case .found(let node), .updated(let node): sink.yield(.resolved(node.service.peerAddresses))
+                    case .removed: continue
+                    }
                 }
-                let addresses = node.service.peerAddresses
+            } catch {}
+            sink.yield(.ended)
+        }
+        var timer: Task<Void, Never>?
+        defer {
+            reader.cancel()
+            timer?.cancel()
+            sink.finish()
+        }
+        var ipv4Only: [PeerAddress]?
+        for await event in events {
+            switch event {
+            case .resolved(let addresses):
                 let ipv6 = addresses.filter(\.isIPv6).sorted { $0.isLinkLocal && !$1.isLinkLocal }
-                if !ipv6.isEmpty { return ipv6 + addresses.filter { !$0.isIPv6 } }
-                if acceptIPv4Only && !addresses.isEmpty { return addresses }
+                if !ipv6.isEmpty {
+                    let ipv4 = (ipv4Only ?? []) + addresses.filter { !$0.isIPv6 }
+                    return ipv6 + ipv4.reduce(into: [PeerAddress]()) { if !$0.contains($1) { $0.append($1) } }
+                }
+                if ipv4Only == nil, !addresses.isEmpty {
+                    ipv4Only = addresses
+                    timer = Task {
+                        try? await Task.sleep(for: grace)
+                        sink.yield(.graceOver)
+                    }
+                }
+            case .graceOver, .ended:
+                return ipv4Only
             }
-        } catch {}
-        return nil
+        }
+        return ipv4Only
     }
 }
