@@ -7,11 +7,11 @@ extension ImportPlan {
     public var json: JSONValue {
         .object([
             "source": .string(source),
-            "kind": .string("python-matter-server"),
+            "kind": .string(kind),
             "fabric": .object([
                 "fabric_id": .integer(fabric.fabricID.rawValue), "vendor_id": .integer(fabric.vendorID),
                 "compressed_fabric_id": .string(Base16.encode(bytes(fabric.compressedFabricID.rawValue)).uppercased()),
-                "ca_index": .integer(fabric.caIndex), "node_file": fabric.nodeFile.map { .string($0) } ?? .null,
+                "origin": .string(fabric.origin), "node_file": fabric.nodeFile.map { .string($0) } ?? .null,
                 "controller_node_id": .integer(controllerNodeID.rawValue),
             ]),
             "warnings": .array(warnings.map { .string($0) }),
@@ -29,7 +29,7 @@ extension ImportPlan {
 
     /// The plan for people: the fabric, then a line per node with what does not carry over.
     public var text: [String] {
-        var lines = ["python-matter-server storage \(source): \(fabric)",
+        var lines = ["\(kind) storage \(source): \(fabric)",
                      "  the hub will operate as node \(controllerNodeID.rawValue) with the fabric's own certificate authority"]
         lines += warnings.map { "  warning: \($0)" }
         for node in nodes {

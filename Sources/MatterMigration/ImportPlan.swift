@@ -6,10 +6,25 @@ import MatterInteraction
 import MatterServerAPI
 import MatterTLV
 
-/// What moving a python-matter-server fabric onto MatterHub carries over, node by node, and why
-/// anything does not: made without writing anything (`--dry-run` prints it), then applied to a
-/// state directory's store (``HubStore/takeOverFabric(_:)``).
+/// What moving another Matter server's fabric (python-matter-server, matterjs-server) onto
+/// MatterHub carries over, node by node, and why anything does not: made without writing anything
+/// (`--dry-run` prints it), then applied to a state directory's store (``HubStore/takeOverFabric(_:)``).
 public struct ImportPlan: Sendable {
+    /// The fabric taken over, as the source names it.
+    public struct Fabric: Sendable, CustomStringConvertible {
+        public var fabricID: FabricID
+        public var vendorID: UInt16
+        public var compressedFabricID: CompressedFabricID
+        /// Where in the source it was found (its CA index and node file, or its namespace and driver).
+        public var origin: String
+        /// python-matter-server's node file, when the fabric has one.
+        public var nodeFile: String?
+
+        public var description: String {
+            "fabric \(fabricID.rawValue) (vendor 0x\(String(vendorID, radix: 16, uppercase: true)), \(origin))"
+        }
+    }
+
     /// One attribute value that is not carried over, and why.
     public struct Skipped: Sendable, Hashable {
         public var path: String
@@ -30,8 +45,10 @@ public struct ImportPlan: Sendable {
         public var imported: Bool
     }
 
+    /// The other server: "python-matter-server" or "matterjs-server".
+    public var kind: String
     public var source: String
-    public var fabric: PythonMatterServerStorage.Fabric
+    public var fabric: Fabric
     public var controllerNodeID: NodeID
     public var warnings: [String]
     public var nodes: [Node]
@@ -65,7 +82,11 @@ public struct ImportPlan: Sendable {
         let takeover = FabricTakeover(authority: authority, vendorID: fabric.vendorID,
                                       ipkEpochKey: SecretBytes(PythonMatterServerStorage.defaultIPKEpochKey),
                                       controllerNodeID: PythonMatterServerStorage.controllerNodeID, nodes: taken)
-        return ImportPlan(source: storage.directory, fabric: fabric, controllerNodeID: PythonMatterServerStorage.controllerNodeID,
+        let summary = Fabric(fabricID: fabric.fabricID, vendorID: fabric.vendorID, compressedFabricID: fabric.compressedFabricID,
+                             origin: "CA \(fabric.caIndex), " + (fabric.nodeFile.map { "nodes in \($0)" } ?? "no node file"),
+                             nodeFile: fabric.nodeFile)
+        return ImportPlan(kind: "python-matter-server", source: storage.directory, fabric: summary,
+                          controllerNodeID: PythonMatterServerStorage.controllerNodeID,
                           warnings: warnings, nodes: nodes, takeover: takeover)
     }
 

@@ -15,14 +15,17 @@ struct ImportCommand: ParsableCommand {
         abstract: "Take over another Matter server's fabric and devices (no re-commissioning)",
         discussion: """
             Reads python-matter-server's storage folder (its --storage-path: chip.json with the fabric's \
-            certificate authority, and <compressed fabric id>.json with the devices), without changing a \
-            byte of it, and makes the state directory hold the same fabric: the CA's keys and \
+            certificate authority, and <compressed fabric id>.json with the devices), or matterjs-server's \
+            (server-<fabric>-<vendor>/: its wal or file storage, with the certificate authority, the fabric \
+            and each device's last known addresses and attributes), without changing a byte of it, and makes the state directory hold the same fabric: the CA's keys and \
             certificates, the IPK the devices were given, every node ID with its last known attributes and \
             its NodeLabel as its name. The hub then operates as node 112233, the node the devices' access \
-            control grants, with a new key and certificate from the fabric's own CA, so 'matterctl hub \
-            serve' reaches every device over CASE. Stop python-matter-server first (it rewrites its files \
+            control grants (matterjs-server's own controller node ID for its fabrics), with a new key and \
+            certificate from the fabric's own CA, so 'matterctl hub serve' reaches every device over CASE. \
+            Stop the other server first (it rewrites its files \
             while running) and do not start it again on the same storage while the hub serves the fabric: \
-            two controllers with one node ID confuse the devices.
+            two controllers with one node ID confuse the devices. Structure values matterjs-server keeps \
+            in its own form are not carried over; the hub reads them from each device as it connects.
 
             --dry-run prints, node by node, what will and will not carry over and why, and writes nothing. \
             A storage with several fabrics needs --fabric (the fabric ID: Home Assistant's add-on uses 2). \
@@ -31,7 +34,7 @@ struct ImportCommand: ParsableCommand {
             what is valid, and the report names what was not.
             """,
         usesHubState: true,
-        arguments: [.init("kind", help: "python-matter-server (matterjs-server: not yet)"),
+        arguments: [.init("kind", help: "python-matter-server or matterjs-server"),
                     .init("storage", help: "the other server's storage folder")],
         options: [
             .value("--fabric", "ID", help: "the fabric to take when the storage holds several"),
@@ -40,21 +43,20 @@ struct ImportCommand: ParsableCommand {
             .flag("--json", help: "one JSON object on stdout"),
         ],
         examples: ["matterctl import python-matter-server ~/.matter_server --dry-run",
+                   "matterctl import matterjs-server /addon/data --fabric 2",
                    "matterctl --state /var/lib/matterhub import python-matter-server /srv/matter-server/data --fabric 2"])
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
-        guard args.positional[0] == "python-matter-server" else {
-            if args.positional[0] == "matterjs-server" {
-                throw CommandFailure("importing matterjs-server's storage is not supported yet; matterjs-server keeps python-matter-server's files beside its own (chip.json, <fabric>.json): import those with 'import python-matter-server' when they are there")
-            }
-            throw UsageError("the kind is python-matter-server")
-        }
         let json = args.flag("--json")
         let fabricID = try args.integer("--fabric", as: UInt64.self)
         let plan: ImportPlan
         do {
-            plan = try ImportPlan.make(try PythonMatterServerStorage.read(args.positional[1]), fabricID: fabricID)
-        } catch { throw CommandFailure("\(error.description) (\(error.code))") }
+            switch args.positional[0] {
+            case "python-matter-server": plan = try ImportPlan.make(try PythonMatterServerStorage.read(args.positional[1]), fabricID: fabricID)
+            case "matterjs-server": plan = try ImportPlan.make(try MatterjsServerStorage.read(args.positional[1]), fabricID: fabricID)
+            default: throw UsageError("the kind is python-matter-server or matterjs-server")
+            }
+        } catch let e as MigrationError { throw CommandFailure("\(e.description) (\(e.code))") }
         if args.flag("--dry-run") {
             if json { Output.out(String(decoding: JSONWriter.encode(plan.json), as: UTF8.self)) } else {
                 plan.text.forEach(Output.out)

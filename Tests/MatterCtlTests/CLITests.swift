@@ -87,6 +87,10 @@ import TestSupport
         "hub serve": Case(arguments: ["--listen", "999.1.1.1", "--port", "0"], usesHubState: true, status: 1),
         "hub status": Case(arguments: [], usesHubState: true, status: 1, createsState: false),
         "hub token": Case(arguments: [], usesHubState: true, status: 0),
+        // The source is read before the state is touched.
+        "import": Case(arguments: ["python-matter-server", "/nonexistent"], usesHubState: true, status: 1, createsState: false),
+        // A new state holds no fabric: nothing to export.
+        "export": Case(arguments: ["python-matter-server", "/nonexistent/out"], usesHubState: true, status: 1),
         "wifi set": Case(arguments: ["HomeNet", "--open"], usesHubState: true, status: 0),
         "wifi show": Case(arguments: [], usesHubState: true, status: 0),
         // Its own --state is the device's; the global one must not reach it. An invalid
