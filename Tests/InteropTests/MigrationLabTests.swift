@@ -7,7 +7,8 @@ import TestSupport
 /// (our virtual devices, on h28), is stopped; `matterctl import` takes its storage (unchanged,
 /// byte for byte); `hub serve` (h29) lists both nodes with the same IDs and the attributes
 /// python-matter-server had, available within seconds, and the client toggles both; then
-/// `matterctl export` and python-matter-server serves and toggles them again. Runs in
+/// the same home as matterjs-server keeps it is imported too; then `matterctl export` and
+/// python-matter-server serves and toggles them again. Runs in
 /// scripts/test's last pass, one suite at a time (Home Assistant's PIN-only commissioning there
 /// would try these devices while they are in commissioning mode).
 @Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
@@ -90,6 +91,27 @@ struct MigrationLabTests {
         print(checks)
         #expect(verified == 0 && checks.contains(" passed, 0 failed"), "\(checks)\nhub:\n\(hub.text)")
         await hub.stop(grace: 10)
+
+        // The same home as matterjs-server keeps it after taking it over from python-matter-server
+        // (scripts/gen-matterjs-storage.py, from its sources: no matterjs-server runs here):
+        // imported from there, the hub reaches and toggles the same devices.
+        let matterjs = work + "/matterjs"
+        let generated = try ProcessRunner.run("/usr/bin/env", ["python3", Self.path("scripts/gen-matterjs-storage.py"), storage, matterjs,
+                                                               "--driver", "wal", "--gzip", "--wal-commits", "3"])
+        try #require(generated.status == 0, "\(generated.stderr)")
+        let jsState = work + "/hub-from-matterjs"
+        let (fromJS, jsReport) = try await lab.run(on: Self.serverHost, [Lab.matterctl, "--state", jsState, "import", "matterjs-server",
+                                                                         matterjs])
+        try #require(fromJS == 0, "\(jsReport)")
+        let jsHub = try lab.spawn(on: Self.serverHost, [Lab.matterctl, "hub", "serve", "--state", jsState, "--port", "5580"])
+        processes.append(jsHub)
+        try #require(await jsHub.waitForLine(timeout: 60) { $0.contains("hub: ready unix:") } != nil, "the hub did not start: \(jsHub.text)")
+        let (jsVerified, jsChecks) = try await lab.run(on: Self.serverHost, [
+            python, Self.path("scripts/migration-check.py"), "verify", Self.url] + nodeIDs.map(String.init) + ["--seconds", "30"],
+            timeout: 120)
+        print(jsChecks)
+        #expect(jsVerified == 0 && jsChecks.contains(" passed, 0 failed"), "\(jsChecks)\nhub:\n\(jsHub.text)")
+        await jsHub.stop(grace: 10)
 
         // And back: python-matter-server serves and toggles them from the export.
         let back = work + "/back"
