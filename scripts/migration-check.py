@@ -10,7 +10,8 @@ server moved to serves the same nodes.
 that the nodes' attributes include the ones in FILE (a python-matter-server node file: NodeLabel,
 VendorID, ProductID, the Fabrics list) with equal values, toggles each node's OnOff on endpoint 1
 and waits for the attribute_updated of each change. It prints one line per check and
-'migration: N passed, N failed'; exit 1 on any failure. Run it with the python of .peers/ohf-client.
+'migration: N passed, N failed'; exit 1 on any failure. Run it with the python of .peers/ohf-client
+(scripts/ohfcheck.py, beside it, counts the checks).
 """
 import asyncio
 import json
@@ -22,31 +23,11 @@ from chip.clusters import Objects as Clusters
 from matter_server.client import MatterClient
 from matter_server.common.models import EventType
 
-RESULTS = {"passed": 0, "failed": 0}
-
-
-def check(name, ok, detail=""):
-    RESULTS["passed" if ok else "failed"] += 1
-    print(("PASS " if ok else "FAIL ") + name + ("" if ok or not detail else f": {detail}"), flush=True)
-    return ok
-
-
-async def connect(url, session, seconds=90):
-    """Connects once the server answers (python-matter-server takes seconds to start)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        client = MatterClient(url, session)
-        try:
-            await asyncio.wait_for(client.connect(), 10)
-            return client
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.5)
-
+import ohfcheck
+from ohfcheck import check, connect_when_up
 
 async def listening(url, session):
-    client = await connect(url, session)
+    client = await connect_when_up(url, session)
     ready = asyncio.Event()
     task = asyncio.create_task(client.start_listening(ready))
     await asyncio.wait_for(ready.wait(), 60)
@@ -128,8 +109,8 @@ def main(argv):
             else:
                 args.append(int(a))
         asyncio.run(verify(argv[2], args, attributes, seconds))
-        print(f"migration: {RESULTS['passed']} passed, {RESULTS['failed']} failed", flush=True)
-        return 0 if RESULTS["failed"] == 0 and RESULTS["passed"] > 0 else 1
+        print("migration: ", end="")
+        return ohfcheck.summary() if ohfcheck.passed > 0 else 1
     print(__doc__, file=sys.stderr)
     return 64
 

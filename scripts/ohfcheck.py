@@ -39,6 +39,21 @@ async def wait_for(queue, predicate, seconds=10):
         return None
 
 
+async def connect_when_up(url, session, seconds=90):
+    """A connected client, retrying until the server answers (python-matter-server takes seconds
+    to start) or `seconds` have passed."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        client = MatterClient(url, session)
+        try:
+            await asyncio.wait_for(client.connect(), 10)
+            return client
+        except Exception:
+            if asyncio.get_running_loop().time() > deadline:
+                raise
+            await asyncio.sleep(0.5)
+
+
 async def listening_client(url, session):
     """A connected client whose start_listening is ready: (client, listen task, event queue).
     The queue gets every (event, data) the client signals."""

@@ -11,27 +11,18 @@ Run with the python of .peers/ohf-client. Every wait is bounded; a failure print
 """
 import asyncio
 import json
+import os
 import sys
 import time
 
 import aiohttp
 from chip.clusters import Objects as Clusters
-from matter_server.client import MatterClient
 from matter_server.common.models import EventType
 
-
-async def connect(url, session, seconds=90):
-    """Connects once the server answers (python-matter-server takes a while to start)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        client = MatterClient(url, session)
-        try:
-            await asyncio.wait_for(client.connect(), 10)
-            return client
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.5)
+# scripts/ohfcheck.py: connect_when_up, the retrying connect (python-matter-server takes a while
+# to start); many.py imports it from here as `connect`.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+from ohfcheck import connect_when_up as connect  # noqa: E402
 
 
 async def main(url, code, toggles):
