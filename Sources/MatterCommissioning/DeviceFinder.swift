@@ -150,9 +150,10 @@ extension DeviceFinder {
     /// resolves IPv4 and IPv6 apart; when the IPv4 answer comes first, the IPv6 one (a Matter node
     /// always has one) is waited for a moment, so that the same node gets the same address
     /// whichever answer wins (the commissioner and the hub's reconnection recorded different ones).
-    public func operationalAddresses(compressedFabricID cfid: UInt64, nodeID: NodeID, timeout: Duration) async -> [PeerAddress]? {
+    public func operationalAddresses(compressedFabricID cfid: UInt64, nodeID: NodeID, timeout: Duration,
+                                     ipv6Grace grace: Duration = ipv6Grace) async -> [PeerAddress]? {
         let stream = discovery.operationalNodes(compressedFabricID: cfid, nodeID: nodeID.rawValue)
-        return await MatterMessaging.first(within: timeout) { await Self.addresses(stream, grace: Self.ipv6Grace) }
+        return await MatterMessaging.first(within: timeout) { await Self.addresses(stream, grace: grace) }
     }
 
     /// What the resolution of one node gives, with the moment the grace ends.
