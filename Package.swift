@@ -99,7 +99,7 @@ let package = Package(
                 dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
-                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform"],
+                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration"],
                 // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
                 // accessor would import Foundation and link ICU and libcurl).
                 resources: ["index.html", "dashboard.css", "dashboard.js", "qr.js"].map { .embedInCode("Dashboard/" + $0) },

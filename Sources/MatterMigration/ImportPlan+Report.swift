@@ -1,3 +1,4 @@
+import MatterCrypto
 import MatterHome
 import MatterServerAPI
 import MatterTLV
@@ -49,4 +50,22 @@ extension ImportPlan {
     private func hex16(_ v: UInt16) -> String { Base16.encode([UInt8(v >> 8), UInt8(v & 0xFF)]).uppercased() }
 
     private func bytes(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * $0)) } }
+}
+
+extension ImportPlan {
+    /// The plan of the storage at `path`, read as `kind` writes it (the fabric `fabricID` names,
+    /// or the only one).
+    public static func read(_ kind: ImportSourceKind, _ path: String, fabricID: UInt64? = nil) throws(MigrationError) -> ImportPlan {
+        switch kind {
+        case .pythonMatterServer: try make(try PythonMatterServerStorage.read(path), fabricID: fabricID)
+        case .matterjsServer: try make(try MatterjsServerStorage.read(path), fabricID: fabricID)
+        }
+    }
+
+    /// What a dry run shows, as a short token (the hex of the first 16 bytes of the plan's JSON's
+    /// SHA-256): an import confirmed with it goes ahead only when the storage still gives the
+    /// same plan (the same fabric and root key, nodes, names and values carried over).
+    public var confirmationToken: String {
+        Base16.encode(Array(SHA256.hash(JSONWriter.encode(json)).prefix(16)))
+    }
 }

@@ -49,14 +49,13 @@ struct ImportCommand: ParsableCommand {
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
         let fabricID = try args.integer("--fabric", as: UInt64.self)
+        guard let kind = ImportSourceKind(rawValue: args.positional[0]) else {
+            throw UsageError("the kind is " + ImportSourceKind.allCases.map(\.rawValue).joined(separator: " or "))
+        }
         let plan: ImportPlan
-        do {
-            switch args.positional[0] {
-            case "python-matter-server": plan = try ImportPlan.make(try PythonMatterServerStorage.read(args.positional[1]), fabricID: fabricID)
-            case "matterjs-server": plan = try ImportPlan.make(try MatterjsServerStorage.read(args.positional[1]), fabricID: fabricID)
-            default: throw UsageError("the kind is python-matter-server or matterjs-server")
-            }
-        } catch let e as MigrationError { throw CommandFailure("\(e.description) (\(e.code))") }
+        do { plan = try ImportPlan.read(kind, args.positional[1], fabricID: fabricID) } catch {
+            throw CommandFailure("\(error.description) (\(error.code))")
+        }
         if args.flag("--dry-run") {
             if json { Output.out(String(decoding: JSONWriter.encode(plan.json), as: UTF8.self)) } else {
                 plan.text.forEach(Output.out)
@@ -66,7 +65,8 @@ struct ImportCommand: ParsableCommand {
         }
         let state = args.stateDirectory
         if let pid = HubLock.holder(of: state) {
-            throw CommandFailure("a hub (PID \(pid)) serves \(state); stop it first ('matterctl hub serve' must not run during an import)")
+            throw CommandFailure("a hub (PID \(pid)) serves \(state); stop it first ('matterctl hub serve' must not run during an import), "
+                                 + "or, while it holds no devices, move the home in from its dashboard (matterhub/import)")
         }
         var backup: String?
         if try stateHoldsAHome(state) {

@@ -20,6 +20,8 @@ import Testing
         .invoke(nodeID: 9, endpoint: 1, cluster: 8, command: 4,
                 fields: .structure([.unsigned(.context(0), UInt8(128)), .null(.context(1))])),
         .share(nodeID: 9, timeoutSeconds: 900), .unpair(nodeID: 9), .discover(seconds: 30),
+        .importHome(kind: .pythonMatterServer, path: "/data", fabricID: nil, confirm: nil),
+        .importHome(kind: .matterjsServer, path: "/addon_configs/matter server", fabricID: 0xFFFF_FFFF_FFFF_FFFF, confirm: "00ff"),
     ]
 
     func decode(_ name: String, _ args: JSONValue?) throws(APIError) -> HubCommand {
@@ -76,6 +78,11 @@ import Testing
         ("matterhub/add_room", .object(["name": .string("")]), 8),
         ("matterhub/configure_device", .object(["node_id": .int(1), "name": .string(String(repeating: "x", count: 33))]), 8),
         ("matterhub/discover", .object(["seconds": .int(0)]), 8),
+        ("matterhub/import", .object(["path": .string("/data")]), 8),  // no kind
+        ("matterhub/import", .object(["kind": .string("zigbee2mqtt"), "path": .string("/data")]), 8),
+        ("matterhub/import", .object(["kind": .string("python-matter-server"), "path": .string("data")]), 8),  // relative
+        ("matterhub/import", .object(["kind": .string("python-matter-server"), "path": .string("/data"),
+                                      "fabric_id": .string("2")]), 8),
         ("matterhub/discover", .object(["seconds": .double(1.5)]), 8),
         ("matterhub/perform_commissioning", .object([:]), 8),
         ("matterhub/perform_commissioning", .object(["onboarding_payload": .string("MT:Y.K9042C00KA0648G00"),

@@ -38,6 +38,10 @@ public struct HomeError: Error, Sendable, CustomStringConvertible {
         case deviceRefused
         /// A Thread dataset or Wi-Fi credentials that are malformed or cannot be stored.
         case invalidNetworkCredentials
+        /// A move from another Matter server (`matterhub/import`) that cannot go ahead: the
+        /// storage cannot be read or moved, the hub already holds devices, or the storage changed
+        /// since the dry run; the message says which and what to do.
+        case importRefused
     }
 
     public let code: Code

@@ -51,6 +51,20 @@ public actor Hub {
         }
     }
 
+    /// Takes over another controller's fabric and devices in place of the hub's own fabric,
+    /// which no device may hold (``HubStore/takeOverFabric(_:replacingUnusedFabric:)``); what was
+    /// cached of the old fabric (its CASE sessions and resumption records) is forgotten.
+    public func takeOverFabric(_ takeover: FabricTakeover) throws(HomeError) -> HubFabric {
+        let f: HubFabric
+        do { f = try store.takeOverFabric(takeover, replacingUnusedFabric: true) } catch {
+            throw HomeError("cannot take over fabric \(takeover.authority.fabricID.rawValue)", store: error)
+        }
+        fabricCache = f
+        caseSessions = [:]
+        resumption = [:]
+        return f
+    }
+
     /// The commissioner's identity on the hub's fabric.
     func commissionerIdentity() throws(HomeError) -> CommissionerIdentity {
         let f = try fabric()

@@ -1,4 +1,7 @@
 import FoundationEssentials
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterCertificates
 import MatterCrypto
 import MatterInteraction
@@ -53,20 +56,28 @@ public struct TakenOverNode: Sendable {
 
 extension HubStore {
     /// Takes over `takeover`'s fabric and devices, in one transaction, into a store that holds
-    /// neither a fabric nor devices: the CA's keys are written as key files, the hub gets a new
-    /// operational key and a NOC for the controller node ID from the fabric's own CA, and each
-    /// device is recorded with its last known attributes. A crash leaves nothing (stray key files
-    /// are removed by the next attempt) or everything.
-    public func takeOverFabric(_ takeover: FabricTakeover) throws(StoreError) -> HubFabric {
-        try write { db throws(StoreError) in
-            if try loadFabric(db) != nil { throw .fabricExists("a fabric") }
+    /// no devices and no fabric (or, with `replacingUnusedFabric`, a fabric no device was ever
+    /// left on: a running hub's, made at its first start): the CA's keys are written as key
+    /// files, the hub gets a new operational key and a NOC for the controller node ID from the
+    /// fabric's own CA, and each device is recorded with its last known attributes. A crash
+    /// leaves nothing (stray key files are removed by the next attempt) or everything; the
+    /// replaced fabric's key files are removed only once the new one is committed.
+    public func takeOverFabric(_ takeover: FabricTakeover, replacingUnusedFabric: Bool = false) throws(StoreError) -> HubFabric {
+        var replacedKeyFiles: [String] = []
+        let fabric = try write { db throws(StoreError) in
             let count = try db.queryOne("SELECT count(*) FROM nodes") { $0.int64(0) } ?? 0
             guard count == 0 else { throw .fabricExists("\(count) devices") }
             guard takeover.controllerNodeID.isOperational,
                   !takeover.nodes.contains(where: { $0.nodeID == takeover.controllerNodeID }) else {
                 throw .nodeIDInUse("\(takeover.controllerNodeID) (the controller's, also a device's)")
             }
-            try removeOrphanKeyFiles()
+            if let existing = try loadFabric(db) {
+                guard replacingUnusedFabric else { throw .fabricExists("a fabric") }
+                replacedKeyFiles = try unusedFabricKeyFiles(existing, replacedBy: takeover.authority.fabricID, db)
+                try db.run("DELETE FROM fabric")
+            } else {
+                try removeOrphanKeyFiles()
+            }
             let ca = takeover.authority
             let createdAt = now
             // The NOC lives no longer than the certificate that signs it.
@@ -102,5 +113,24 @@ extension HubStore {
             }
             return fabric
         }
+        // The fabric they belonged to is gone: a leftover file would only be a stray key.
+        for name in replacedKeyFiles { unlink(keysDirectory + "/" + name) }
+        if !replacedKeyFiles.isEmpty { try? SecureFiles.syncDirectory(keysDirectory) }
+        return fabric
+    }
+
+    /// The key files of `existing`, which the takeover may replace only when nothing can depend
+    /// on it: no device commissioned or being commissioned, and another fabric ID (the new key
+    /// files must not overwrite the old ones before the transaction commits).
+    private func unusedFabricKeyFiles(_ existing: HubFabric, replacedBy fabricID: FabricID, _ db: SQLiteDatabase) throws(StoreError) -> [String] {
+        for (table, what) in [("pending_nodes", "a device being commissioned"), ("node_reservations", "a node ID reserved for commissioning")] {
+            let count = try db.queryOne("SELECT count(*) FROM \(table)") { $0.int64(0) } ?? 0
+            guard count == 0 else { throw .fabricExists(what) }
+        }
+        guard existing.fabricID != fabricID else { throw .fabricExists("a fabric with the same ID, \(fabricID.rawValue)") }
+        let files = try db.queryOne("SELECT root_key_file, icac_key_file, controller_key_file FROM fabric WHERE id = 1") { s in
+            [s.text(0), s.optionalText(1), s.text(2)].compactMap { $0 }
+        }
+        return files ?? []
     }
 }

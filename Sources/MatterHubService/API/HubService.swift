@@ -23,10 +23,10 @@ public final class HubService: HubBackend, Sendable {
     /// Where events go (the API server); set once it exists.
     private let sink = SettableCallback<ServerEvent>()
     /// One line per notable event (stderr under `hub serve`); set by `start`.
-    private let logger = SettableCallback<String>()
+    let logger = SettableCallback<String>()
     private let state: Mutex<State>
     /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
-    private let advertWatch: OperationalAdvertWatch
+    let advertWatch: OperationalAdvertWatch
     /// The extension commands' sessions, event sink and server details.
     let extensionState = ExtensionState()
 

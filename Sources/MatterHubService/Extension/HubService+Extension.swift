@@ -63,6 +63,8 @@ extension HubService: HubExtensionBackend {
             case .unpair(let id):
                 try await unpair(id)
                 return .object([:])
+            case .importHome(let kind, let path, let fabricID, let confirm):
+                return try await importHome(kind, path: path, fabricID: fabricID, confirm: confirm)
             case .discover(let seconds):
                 return .array(await discoverCommissionable(for: seconds) { node in
                     context.send(.discovered(requestID: context.messageID, node: node))

@@ -14,7 +14,7 @@ actor OperationalAdvertWatch {
     }
 
     private let discovery: MatterDiscovery
-    private let compressedFabricID: UInt64
+    private var compressedFabricID: UInt64
     private let runtime: NodeRuntime
     private var seen: [NodeID: Seen] = [:]
     private var task: Task<Void, Never>?
@@ -42,6 +42,16 @@ actor OperationalAdvertWatch {
     func stop() {
         task?.cancel()
         task = nil
+    }
+
+    /// Watches another fabric from now on (the hub took one over): what was seen of the old one
+    /// is forgotten.
+    func retarget(compressedFabricID cfid: UInt64) {
+        let running = task != nil
+        stop()
+        compressedFabricID = cfid
+        seen = [:]
+        if running { start(log: log) }
     }
 
     private func browseOnce() async {

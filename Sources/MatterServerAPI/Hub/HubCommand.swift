@@ -21,12 +21,19 @@ public enum HubCommandName: String, Hashable, Sendable, CaseIterable {
     case share = "matterhub/share"
     case unpair = "matterhub/unpair"
     case discover = "matterhub/discover"
+    case importHome = "matterhub/import"
 
     /// Every extension command and event name starts with this.
     public static let prefix = "matterhub/"
 
     /// Whether `command` is in the extension namespace (known or not).
     public static func isExtension(_ command: String) -> Bool { command.hasPrefix(prefix) }
+}
+
+/// The Matter servers whose storage `matterhub/import` reads.
+public enum ImportSourceKind: String, Hashable, Sendable, CaseIterable {
+    case pythonMatterServer = "python-matter-server"
+    case matterjsServer = "matterjs-server"
 }
 
 /// A decoded extension command with its defaults filled in. ``arguments`` encodes it back, for
@@ -55,6 +62,9 @@ public enum HubCommand: Hashable, Sendable {
     case share(nodeID: UInt64, timeoutSeconds: UInt16)
     case unpair(nodeID: UInt64)
     case discover(seconds: Int)
+    /// A move from another Matter server's storage at `path` (absolute, on the hub's machine):
+    /// without `confirm`, a dry run whose result carries the token that `confirm` takes.
+    case importHome(kind: ImportSourceKind, path: String, fabricID: UInt64?, confirm: String?)
 
     /// The version of the namespace this module speaks.
     public static let apiVersion = 1
@@ -81,6 +91,7 @@ public enum HubCommand: Hashable, Sendable {
         case .share: .share
         case .unpair: .unpair
         case .discover: .discover
+        case .importHome: .importHome
         }
     }
 
@@ -143,6 +154,17 @@ public enum HubCommand: Hashable, Sendable {
                 throw .invalidArguments("\(name.rawValue): argument 'seconds' must be 1...\(maxDiscoverySeconds)")
             }
             return .discover(seconds: seconds)
+        case .importHome:
+            let kind: String = try a.required("kind")
+            guard let source = ImportSourceKind(rawValue: kind) else {
+                throw .invalidArguments("\(name.rawValue): argument 'kind' must be one of "
+                                        + ImportSourceKind.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            let path: String = try a.required("path")
+            guard path.hasPrefix("/"), !path.utf8.contains(0) else {
+                throw .invalidArguments("\(name.rawValue): argument 'path' must be the storage folder's absolute path on the hub's machine")
+            }
+            return .importHome(kind: source, path: path, fabricID: try a.optional("fabric_id"), confirm: try a.optional("confirm"))
         }
     }
 
@@ -199,6 +221,11 @@ public enum HubCommand: Hashable, Sendable {
             put("timeout_seconds", .integer(t))
         case .unpair(let id): put("node_id", .integer(id))
         case .discover(let s): put("seconds", .integer(s))
+        case .importHome(let kind, let path, let fabricID, let confirm):
+            put("kind", .string(kind.rawValue))
+            put("path", .string(path))
+            put("fabric_id", fabricID.map { .integer($0) })
+            put("confirm", confirm.map { .string($0) })
         }
         return .object(o)
     }
