@@ -110,6 +110,7 @@ def main():
     p.add_argument("--device-state", help="the virtual light's --state folder: its state.json is where the dim check reads the level")
     p.add_argument("--handoff", help="folder: shared.json is written here, then controller-done.json awaited")
     p.add_argument("--handoff-timeout", type=float, default=240)
+    p.add_argument("--move-in-storage", help="a python-matter-server storage folder: the page's dry run must show its nodes")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
     a.token = open(a.token_file).read().strip() if a.token_file else None
@@ -139,6 +140,36 @@ def main():
         width = run.js("return [document.documentElement.scrollWidth, window.innerWidth];")
         assert width[1] <= 400 and width[0] <= width[1], f"not a phone's width, or wider than it: {width}"
         return f"connected at {width[1]} px wide"
+
+    def move_in():
+        if not a.move_in_storage:
+            return "skipped (no --move-in-storage)"
+        run.wait(10, lambda d: d.find_element(By.ID, "move-in").is_displayed(), "an empty hub does not offer to move a home in")
+        # What python-matter-server's own node file holds (not what the hub says it holds).
+        node_file = next(f for f in os.listdir(a.move_in_storage) if f.endswith(".json") and f != "chip.json")
+        with open(os.path.join(a.move_in_storage, node_file)) as f:
+            stored = sorted(json.load(f)["nodes"].keys(), key=int)
+        path = driver.find_element(By.ID, "move-path")
+        path.send_keys(a.move_in_storage + "/missing")
+        driver.find_element(By.ID, "move-check").click()
+        run.wait(15, lambda d: d.find_element(By.ID, "move-result").get_attribute("class") == "failed",
+                 "a folder that is not a storage was not refused")
+        refused = driver.find_element(By.ID, "move-result").text
+        assert "not-a-storage" in refused, f"the refusal does not say why: {refused}"
+        path.clear()
+        path.send_keys(a.move_in_storage)
+        driver.find_element(By.ID, "move-check").click()
+        run.wait(15, lambda d: d.find_element(By.ID, "move-plan").is_displayed(), "the dry run's plan is not shown")
+        shown = [li.get_attribute("data-node-id") for li in driver.find_elements(By.CSS_SELECTOR, "#move-nodes li")]
+        assert shown == stored, f"the plan shows nodes {shown}, the storage holds {stored}"
+        confirm = driver.find_element(By.ID, "move-confirm").text
+        assert confirm == f"Move {len(stored)} devices in", f"the confirm button says {confirm!r}"
+        summary = driver.find_element(By.ID, "move-summary").text
+        driver.find_element(By.ID, "move-cancel").click()
+        run.wait(5, lambda d: not d.find_element(By.ID, "move-plan").is_displayed(), "Cancel did not close the plan")
+        assert not driver.find_elements(By.CSS_SELECTOR, ".device"), "a dry run added devices"
+        path.clear()
+        return f"refused: {refused[:60]}...; plan: {summary[:90]}...; {len(stored)} nodes shown, cancelled"
 
     def wrong_code():
         if not a.wrong_code:
@@ -344,7 +375,7 @@ def main():
         assert driver.find_element(By.ID, "empty").is_displayed(), "the empty-home message is not shown"
         return "gone"
 
-    checks = [("token", token_rule), ("loads", loads), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed),
+    checks = [("token", token_rule), ("loads", loads), ("move-in", move_in), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed),
               ("toggle", toggles), ("dim", dims), ("dim-elsewhere", dimmed_elsewhere), ("rename-move", rename_and_move), ("share", share),
               ("other-fabric", other_fabric), ("remove", removes)]
     try:

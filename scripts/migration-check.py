@@ -5,6 +5,11 @@ server moved to serves the same nodes.
 
     migration-check.py commission URL SETUP_CODE...      prints {"nodes": [{"node_id", "attributes": n}, ...]}
     migration-check.py verify URL NODE_ID... [--attributes FILE] [--seconds S]
+    migration-check.py api-import URL KIND STORAGE_DIR NODE_ID...
+
+`api-import` moves the home in through the running hub's matterhub/import: the dry run must list
+exactly NODE_ID..., a wrong token must be refused with nothing imported, and the dry run's token
+must import them all; a listening OHF client connected before must be made to reconnect (1012).
 
 `verify` waits (at most S seconds, default 60) until every node is listed and available, checks
 that the nodes' attributes include the ones in FILE (a python-matter-server node file: NodeLabel,
@@ -94,6 +99,49 @@ async def verify(url, node_ids, attributes_file, seconds):
         task.cancel()
 
 
+async def hub_call(ws, counter, command, args):
+    counter[0] += 1
+    message_id = f"import-{counter[0]}"
+    await ws.send_json({"message_id": message_id, "command": command, "args": args})
+    while True:
+        frame = await asyncio.wait_for(ws.receive_json(), 60)
+        if frame.get("message_id") == message_id:
+            return frame
+
+
+async def api_import(url, kind, storage, node_ids):
+    async with aiohttp.ClientSession() as session:
+        listener, task = await listening(url, session)
+        ws = await session.ws_connect(url)
+        await ws.receive_json()  # server info
+        counter = [0]
+        check("matterhub/enable", "result" in await hub_call(ws, counter, "matterhub/enable", {}))
+        args = {"kind": kind, "path": storage}
+        dry = await hub_call(ws, counter, "matterhub/import", args)
+        plan = dry.get("result", {})
+        planned = sorted(n["node_id"] for n in plan.get("plan", {}).get("nodes", []) if n.get("imported"))
+        check(f"the dry run plans nodes {planned} (wanted {sorted(node_ids)})", planned == sorted(node_ids), repr(dry)[:300])
+        wrong = await hub_call(ws, counter, "matterhub/import", dict(args, confirm="0" * 32))
+        check("a token that is not the dry run's is refused", wrong.get("matterhub_error") == "importRefused", repr(wrong)[:300])
+        devices = await hub_call(ws, counter, "matterhub/devices", {})
+        check("nothing was imported before the confirmation", devices.get("result") == [], repr(devices)[:300])
+        start = time.monotonic()
+        done = await hub_call(ws, counter, "matterhub/import", dict(args, confirm=plan.get("confirm", "")))
+        result = done.get("result", {})
+        check(f"the confirmed import took {result.get('imported')} nodes in {1000 * (time.monotonic() - start):.0f} ms",
+              result.get("imported") == len(node_ids), repr(done)[:300])
+        try:
+            await asyncio.wait_for(task, 15)
+            check("the listening OHF client was made to reconnect", False, "its listen task ended without an error")
+        except asyncio.TimeoutError:
+            check("the listening OHF client was made to reconnect", False, "it is still connected")
+        except Exception as error:  # the client's ConnectionClosed
+            check("the listening OHF client was made to reconnect", True)
+            print(f"migration: the OHF client's connection ended: {type(error).__name__}", flush=True)
+        await ws.close()
+        del listener
+
+
 def main(argv):
     if len(argv) >= 3 and argv[1] == "commission":
         asyncio.run(commission(argv[2], argv[3:]))
@@ -109,6 +157,10 @@ def main(argv):
             else:
                 args.append(int(a))
         asyncio.run(verify(argv[2], args, attributes, seconds))
+        print("migration: ", end="")
+        return ohfcheck.summary() if ohfcheck.passed > 0 else 1
+    if len(argv) >= 5 and argv[1] == "api-import":
+        asyncio.run(api_import(argv[2], argv[3], argv[4], [int(a) for a in argv[5:]]))
         print("migration: ", end="")
         return ohfcheck.summary() if ohfcheck.passed > 0 else 1
     print(__doc__, file=sys.stderr)

@@ -47,6 +47,10 @@ public final class HubAPIServer: Sendable {
     /// Sends an extension event to every connection that sent `matterhub/enable`.
     public func publish(_ event: HubEvent) { handler.publish(event) }
 
+    /// Closes every listening connection but `kept` with 1012 (service restart), so that each
+    /// client reconnects and starts again from `server_info` and the dump.
+    public func restartListeners(except kept: UInt64?, reason: String) { handler.restartListeners(except: kept, reason: reason) }
+
     /// Connections currently open, and how many of them listen.
     public var connectionCounts: (open: Int, listening: Int) { handler.counts }
 }
@@ -377,6 +381,17 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         for event in held where Self.admit(event, to: &client) {
             client.connection.send(text: ServerMessage.event(event).encoded)
         }
+    }
+
+    func restartListeners(except kept: UInt64?, reason: String) {
+        let listening = clients.withLock { c in
+            c.values.filter { client in
+                if case .no = client.listening { return false }
+                return client.connection.id != kept
+            }.map(\.connection)
+        }
+        for connection in listening { connection.close(.serviceRestart, reason: reason) }
+        if !listening.isEmpty { log("api: closed \(listening.count) listening connection\(listening.count == 1 ? "" : "s") (\(reason))") }
     }
 
     func publish(_ event: HubEvent) {

@@ -41,6 +41,8 @@ public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable, CustomSt
     public static let policyViolation = WebSocketCloseCode(rawValue: 1008)
     public static let messageTooBig = WebSocketCloseCode(rawValue: 1009)
     public static let internalError = WebSocketCloseCode(rawValue: 1011)
+    /// The server restarts what the client relies on: reconnect (RFC 6455's registry, 1012).
+    public static let serviceRestart = WebSocketCloseCode(rawValue: 1012)
     public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
 
     /// Whether a peer may send this code in a close frame: 1000-1003, 1007-1014 and 3000-4999

@@ -4,13 +4,15 @@ import TestSupport
 
 /// The hub's dashboard in a real browser (Debian's headless Chromium driven by selenium,
 /// scripts/dashboard-browser-check.py) in the lab: the hub (with a token), the browser and the CHIP
-/// controller on h20, our virtual light on h21. At phone width the page refuses a wrong code naming
-/// PASE and what to try, commissions the light from its pasted code with the steps appearing live,
-/// lists it, toggles it, dims it with the slider (the level read from the light's own state
-/// file) and follows a level set by another client, renames and moves it, shares it (its QR read back by zbarimg); the CHIP
-/// controller joins through that window on another fabric and toggles the light, which the page
-/// shows without a reload; the page removes it. Screenshots (and, on failure, the console log and
-/// the page) stay in .build/dashboard-tests/.
+/// controller on h20, our virtual light on h21. At phone width, on the still empty hub, the page
+/// offers to move a home in and dry-runs python-matter-server's real storage (a wrong folder
+/// refused naming why, the storage's nodes listed, cancelled); it refuses a wrong code naming PASE
+/// and what to try, commissions the light from its pasted code with the steps appearing live,
+/// lists it, toggles it, dims it with the slider (the level read from the light's own state file)
+/// and follows a level set by another client, renames and moves it, shares it (its QR read back by
+/// zbarimg); the CHIP controller joins through that window on another fabric and toggles the
+/// light, which the page shows without a reload; the page removes it. Screenshots (and, on
+/// failure, the console log and the page) stay in .build/dashboard-tests/.
 @Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
 struct DashboardBrowserLabTests {
     static let hubHost = 20
@@ -51,7 +53,8 @@ struct DashboardBrowserLabTests {
         // The token file, never the token, on the command line.
         let browser = try lab.spawn(on: Self.hubHost, [python, script, "--url", "http://127.0.0.1:5580/", "--token-file", "\(state)/api-token",
                                                        "--code", qr, "--wrong-code", wrongCode, "--out", out, "--handoff", handoff,
-                                                       "--device-state", deviceState])
+                                                       "--device-state", deviceState, "--move-in-storage",
+                                                       root.appendingPathComponent("testvectors/python-matter-server/storage-8.1.2").path])
         defer { browser.kill9() }
 
         // Another fabric joins through the window the page opened, and toggles the light twice.

@@ -50,9 +50,12 @@ final class HubTestConnection: @unchecked Sendable {
         return (result, before)
     }
 
-    /// Reads frames until an event named `name` (matching `where`) arrives.
+    /// Reads frames until an event named `name` (matching `where`) arrives, for at most 60 s (the
+    /// hub's pings keep each read alive: without a deadline a missing event hangs the run).
     func event(_ name: String, where match: (JSONValue) -> Bool = { _ in true }) async throws -> JSONValue {
+        let deadline = ContinuousClock.now + .seconds(60)
         while true {
+            guard ContinuousClock.now < deadline else { throw WebSocketTestClient.Failure("no \(name) event within 60 s") }
             let frame = try JSONParser.parse(Array(await socket.nextText().utf8))
             frames.append(frame)
             if frame["event"]?.string == name, let data = frame["data"], match(data) { return data }

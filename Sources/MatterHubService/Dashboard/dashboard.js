@@ -9,6 +9,7 @@
     ws: null, nextID: 1, pending: new Map(),
     structure: null, rooms: [], devices: new Map(), nodes: new Map(), cards: new Map(),
     performing: false, activeRequest: null,
+    movePlan: null, moved: false,
   };
 
   // Node IDs are 64-bit: JSON numbers with 16 or more digits stay exact as strings in here, and
@@ -17,7 +18,7 @@
     return JSON.parse(text.replace(/([[:,]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"'));
   }
   function encode(message) {
-    return JSON.stringify(message).replace(/"node_id":"(\d+)"/g, '"node_id":$1');
+    return JSON.stringify(message).replace(/"(node_id|fabric_id)":"(\d+)"/g, '"$1":$2');
   }
 
   // MARK: connection
@@ -322,6 +323,8 @@
       ids.forEach(updateCard);
     }
     $("empty").hidden = state.devices.size > 0;
+    // Only a hub with no devices takes a home in (matterhub/import refuses otherwise).
+    $("move-in").hidden = state.devices.size > 0 && !state.moved;
     home.replaceChildren($("empty"), ...sections);
     roomOptions($("add-room"), "", "No room");
   }
@@ -411,6 +414,87 @@
     }
   }
 
+  // MARK: moving a home in (matterhub/import: a dry run, then the import with its token)
+
+  function moveArgs() {
+    const args = { kind: $("move-kind").value, path: $("move-path").value.trim() };
+    const fabric = $("move-fabric").value.trim();
+    if (fabric && !/^\d+$/.test(fabric)) { moveResult("failed", "The fabric ID is a number (the other server's --fabricid)."); return null; }
+    if (fabric) args.fabric_id = fabric;  // 64-bit: encode() writes it as a number
+    return args;
+  }
+
+  function moveResult(kind, text) {
+    $("move-result").className = kind;
+    $("move-result").textContent = text;
+  }
+
+  async function checkMove(event) {
+    event.preventDefault();
+    const args = moveArgs();
+    if (!args) return;
+    $("move-check").disabled = true;
+    $("move-plan").hidden = true;
+    moveResult("", "");
+    try {
+      const r = await call("matterhub/import", args);
+      state.movePlan = { args, confirm: r.confirm };
+      showPlan(r.plan);
+    } catch (e) {
+      moveResult("failed", describe(e));
+    } finally {
+      $("move-check").disabled = false;
+    }
+  }
+
+  function showPlan(plan) {
+    const moving = plan.nodes.filter((n) => n.imported);
+    const f = plan.fabric;
+    $("move-summary").textContent = `${plan.kind}, fabric ${f.fabric_id} (vendor 0x${Number(f.vendor_id).toString(16).toUpperCase()}): `
+      + `${moving.length} of ${plan.nodes.length} device${plan.nodes.length === 1 ? "" : "s"} move in; the hub will act as `
+      + `node ${f.controller_node_id} with that fabric's own certificate authority.`
+      + plan.warnings.map((w) => " Warning: " + w + ".").join("");
+    $("move-nodes").replaceChildren(...plan.nodes.map((n) => {
+      const li = element("li", { textContent: n.imported
+        ? `${n.name} (node ${n.node_id}): ${n.attributes} values`
+          + (n.skipped_attributes.length ? `, ${n.skipped_attributes.length} not carried over` : "")
+        : `node ${n.node_id}: not carried over` });
+      li.dataset.nodeId = String(n.node_id);
+      n.problems.forEach((p) => li.append(element("div", { className: "problem", textContent: p })));
+      return li;
+    }));
+    $("move-confirm").textContent = `Move ${moving.length} device${moving.length === 1 ? "" : "s"} in`;
+    $("move-plan").hidden = false;
+  }
+
+  async function confirmMove() {
+    const plan = state.movePlan;
+    if (!plan) return;
+    $("move-confirm").disabled = true;
+    try {
+      const r = await call("matterhub/import", Object.assign({}, plan.args, { confirm: plan.confirm }));
+      state.moved = true;
+      state.movePlan = null;
+      $("move-plan").hidden = true;
+      $("move-form").hidden = true;
+      moveResult("ok", `Moved ${r.imported} device${r.imported === 1 ? "" : "s"} in. Each shows as available when the hub `
+        + "reaches it. Do not start the other server on that folder again while the hub serves these devices.");
+      const devices = await call("matterhub/devices");
+      state.devices = new Map(devices.map((d) => [String(d.node_id), d]));
+      render();
+    } catch (e) {
+      moveResult("failed", describe(e));
+    } finally {
+      $("move-confirm").disabled = false;
+    }
+  }
+
+  function cancelMove() {
+    state.movePlan = null;
+    $("move-plan").hidden = true;
+    moveResult("", "");
+  }
+
   // MARK: errors
 
   function describe(e) {
@@ -430,5 +514,8 @@
   }
 
   $("add-form").addEventListener("submit", commission);
+  $("move-form").addEventListener("submit", checkMove);
+  $("move-confirm").addEventListener("click", confirmMove);
+  $("move-cancel").addEventListener("click", cancelMove);
   connect();
 })();

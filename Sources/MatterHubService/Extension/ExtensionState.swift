@@ -14,6 +14,8 @@ final class ExtensionState: Sendable {
 
     private let sessions = Mutex<[UInt64: Structure]>([:])
     private let sink = SettableCallback<HubEvent>()
+    /// Closes the API's listening connections but the one given (``HubService/setListenerRestart(_:)``).
+    let listenerRestart = SettableCallback<UInt64?>()
     let details = Mutex(ServerDetails())
     let started = ContinuousClock.now
 

@@ -64,7 +64,7 @@ extension HubService: HubExtensionBackend {
                 try await unpair(id)
                 return .object([:])
             case .importHome(let kind, let path, let fabricID, let confirm):
-                return try await importHome(kind, path: path, fabricID: fabricID, confirm: confirm)
+                return try await importHome(kind, path: path, fabricID: fabricID, confirm: confirm, connection: context.connectionID)
             case .discover(let seconds):
                 return .array(await discoverCommissionable(for: seconds) { node in
                     context.send(.discovered(requestID: context.messageID, node: node))

@@ -8,7 +8,12 @@ import MatterServerAPI
 /// fabric, made at its first start and on no device, is replaced by the one taken over, and the
 /// imported nodes are brought up as at a start.
 extension HubService {
-    func importHome(_ kind: ImportSourceKind, path: String, fabricID: UInt64?, confirm: String?) async throws(HomeError) -> JSONValue {
+    /// Where the API server is told to make its listeners reconnect (all but the connection that
+    /// asked for the import).
+    public func setListenerRestart(_ restart: @escaping @Sendable (UInt64?) -> Void) { extensionState.listenerRestart.set(restart) }
+
+    func importHome(_ kind: ImportSourceKind, path: String, fabricID: UInt64?, confirm: String?,
+                    connection: UInt64?) async throws(HomeError) -> JSONValue {
         let plan: ImportPlan
         do { plan = try ImportPlan.read(kind, path, fabricID: fabricID) } catch {
             throw HomeError(.importRefused, "\(error.description) (\(error.code))", underlying: error)
@@ -32,11 +37,13 @@ extension HubService {
             throw HomeError(.fabricUnusable, "the imported fabric has no valid root key: \(error)", underlying: error)
         }
         await advertWatch.retarget(compressedFabricID: cfid)
-        // Clients key devices by the compressed fabric ID: the new one before any node of it.
+        // Clients key devices by the compressed fabric ID, and OHF clients (Home Assistant's)
+        // read it once, at connect, ignoring server_info_updated: they are made to reconnect.
         publish(.serverInfoUpdated(updateInfo {
             $0.fabricID = fabric.fabricID.rawValue
             $0.compressedFabricID = cfid
         }))
+        extensionState.listenerRestart(connection)
         let records = (try? hub.store.nodes()) ?? []
         for record in records {
             // Added to the runtime first (it loads the imported values), announced with them

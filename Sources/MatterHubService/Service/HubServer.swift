@@ -81,6 +81,7 @@ public final class HubServer: Sendable {
         let api = self.api
         service.setEventSink { api.publish($0) }
         service.setHubEventSink { api.publish($0) }
+        service.setListenerRestart { api.restartListeners(except: $0, reason: "the hub's fabric changed (a home was moved in): reconnect") }
     }
 
     /// The TCP addresses the API listens on (with the port bound).
