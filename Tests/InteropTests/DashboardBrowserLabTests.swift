@@ -82,9 +82,9 @@ struct DashboardBrowserLabTests {
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")
-        #expect(output.contains("12 passed, 0 failed"))
+        #expect(output.contains("13 passed, 0 failed"))
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".png") } ?? []
-        #expect(screenshots.count >= 12, "screenshots: \(screenshots)")
+        #expect(screenshots.count >= 13, "screenshots: \(screenshots)")
         #expect(output.contains("ok   dim: ") && output.contains("ok   dim-elsewhere: "), "the dim checks did not run: \(output)")
         // The page's Remove took the hub's fabric off the light; the controller removed its own.
         await device.stop()
