@@ -51,10 +51,30 @@ async def dim(client, node, node_id):
               "Constraint" in str(error) or "0x87" in str(error), str(error))
 
 
+async def credentials(client):
+    """The home's Wi-Fi credentials stored and, with a client that can (matter-python-client 1.6
+    sends remove_wifi_credentials for the default entry to any server), removed again; server_info
+    says which. The secret is never sent back."""
+    await asyncio.wait_for(client.set_wifi_credentials("Home", "correct horse battery"), 10)
+    info = await asyncio.wait_for(client.send_command("server_info"), 10)
+    check("set_wifi_credentials: server_info says wifi_credentials_set", info.get("wifi_credentials_set") is True, repr(info))
+    check("the passphrase is not in server_info", "correct horse" not in repr(info))
+    if not hasattr(client, "remove_wifi_credentials"):
+        return
+    await asyncio.wait_for(client.remove_wifi_credentials(), 10)
+    info = await asyncio.wait_for(client.send_command("server_info"), 10)
+    check("remove_wifi_credentials: wifi_credentials_set is false again", info.get("wifi_credentials_set") is False, repr(info))
+    await asyncio.wait_for(client.remove_thread_dataset(), 10)
+    info = await asyncio.wait_for(client.send_command("server_info"), 10)
+    check("remove_thread_dataset with none stored: thread_credentials_set stays false",
+          info.get("thread_credentials_set") is False, repr(info))
+
+
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
         client, listen, events = await listening_client(url, session)
         await client.set_default_fabric_label("Home")
+        await credentials(client)
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
         node_id = node_data.node_id

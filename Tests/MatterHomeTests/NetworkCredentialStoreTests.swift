@@ -55,6 +55,24 @@ import TestSupport
         #expect(text.contains(Hex.encode(try b.encoded())), "the dataset is kept as its TLVs")
     }
 
+    /// `remove_thread_dataset` (the API's default entry): the preferred dataset goes, the oldest
+    /// other one takes its place, and with none left nothing is preferred.
+    @Test func removingThePreferredDatasetPrefersTheOldestOther() throws {
+        let state = Self.tempState()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let store = NetworkCredentialStore(stateDirectory: state)
+        #expect(try store.removePreferredThreadDataset() == nil, "nothing stored: nothing to remove, no error")
+        let a = try Self.dataset(seed: 11, name: "Alpha"), b = try Self.dataset(seed: 12, name: "Beta"), c = try Self.dataset(seed: 13)
+        try store.addThreadDataset(a)
+        try store.addThreadDataset(b)
+        try store.addThreadDataset(c, prefer: true)
+        #expect(try store.removePreferredThreadDataset()?.dataset == a)
+        #expect(try store.threadDatasets().map(\.dataset) == [a, b])
+        #expect(try store.removePreferredThreadDataset()?.dataset == b)
+        #expect(try store.removePreferredThreadDataset() == nil)
+        #expect(try store.threadDatasets().isEmpty && store.preferredThreadDataset() == nil)
+    }
+
     @Test func sameExtendedPANIDReplacesUnlessOlder() throws {
         let state = Self.tempState()
         defer { try? FileManager.default.removeItem(atPath: state) }

@@ -51,6 +51,23 @@ import Testing
             == .interviewNode(nodeID: 5))
     }
 
+    /// matter-python-client 1.6 sends `id: "default"` on every set and remove: accepted; a named
+    /// entry (schema 12) is refused, never stored as the default.
+    @Test func credentialEntriesOtherThanDefaultAreRefused() throws {
+        #expect(try decode(#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Home","credentials":"pw","id":"default"}}"#)
+            == .setWifiCredentials(ssid: "Home", credentials: "pw"))
+        #expect(try decode(#"{"message_id":"1","command":"remove_wifi_credentials","args":{"id":"default"}}"#) == .removeWifiCredentials)
+        #expect(try decode(#"{"message_id":"1","command":"remove_thread_dataset"}"#) == .removeThreadDataset)
+        for text in [#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Guest","credentials":"pw","id":"Guest"}}"#,
+                     #"{"message_id":"1","command":"set_thread_dataset","args":{"dataset":"0e08","id":"Lab"}}"#,
+                     #"{"message_id":"1","command":"remove_thread_dataset","args":{"id":"Lab"}}"#,
+                     #"{"message_id":"1","command":"commission_with_code","args":{"code":"MT:Y.K9042C00KA0648G00","wifi_credentials_id":"Guest"}}"#] {
+            let e = error(text)
+            #expect(e?.code == .invalidArguments && e?.details.contains("schema 12") == true, "\(text): \(String(describing: e))")
+            #expect(e?.details.contains("pw") == false)
+        }
+    }
+
     @Test func fabricLabelIsCutTo32Characters() throws {
         let long = String(repeating: "x", count: 40)
         #expect(try decode(#"{"message_id":"1","command":"set_default_fabric_label","args":{"label":"\#(long)"}}"#)

@@ -35,6 +35,17 @@ extension Hub {
         try Self.mapping { () throws(StoreError) in try networkCredentials.setWiFiCredentials(credentials) }
     }
 
+    /// Forgets the home's Wi-Fi credentials (what `remove_wifi_credentials` does).
+    public func removeWiFiCredentials() throws(HomeError) {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.removeWiFiCredentials() }
+    }
+
+    /// Forgets the preferred Thread dataset (what `remove_thread_dataset` does); the oldest other
+    /// one becomes preferred. Whether one is preferred now.
+    public func removePreferredThreadDataset() throws(HomeError) -> Bool {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.removePreferredThreadDataset() != nil }
+    }
+
     /// The home's Wi-Fi credentials, or nil when none are stored.
     public func wifiCredentials() throws(HomeError) -> WiFiCredentials? {
         try Self.mapping { () throws(StoreError) in try networkCredentials.wifiCredentials() }

@@ -93,6 +93,20 @@ public final class NetworkCredentialStore: Sendable {
         if done == nil { throw .notFound(kind: "Thread dataset", id: key) }
     }
 
+    /// Removes the preferred dataset (the API's `default` entry), if any; the oldest remaining
+    /// becomes preferred. The dataset now preferred, or nil when none is left.
+    @discardableResult
+    public func removePreferredThreadDataset() throws(StoreError) -> StoredThreadDataset? {
+        try withLock(create: false) { () throws(StoreError) -> StoredThreadDataset? in
+            var file = try loadThread()
+            guard let preferred = file.preferred else { return nil }
+            file.datasets.removeAll { $0.id == preferred }
+            file.preferred = file.datasets.first?.id
+            try save(file)
+            return try file.stored().first(where: \.isPreferred)
+        } ?? nil
+    }
+
     /// Makes a stored dataset (by extended PAN ID or network name) the preferred one.
     public func preferThreadDataset(_ key: String) throws(StoreError) {
         let done: Void? = try withLock(create: false) { () throws(StoreError) in

@@ -33,6 +33,10 @@ extension HubService {
             return try await setWiFi(ssid: ssid, credentials: credentials)
         case .setThreadDataset(let dataset):
             return try await setThread(dataset: dataset)
+        case .removeWifiCredentials:
+            return try await removeWiFi()
+        case .removeThreadDataset:
+            return try await removeThread()
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:
@@ -264,6 +268,27 @@ extension HubService {
             throw APIError(.invalidArguments, "set_thread_dataset: \(error.description)")
         }
         publish(.serverInfoUpdated(updateInfo { $0.threadCredentialsSet = true }))
+        return .null
+    }
+
+    func removeWiFi() async throws(APIError) -> JSONValue {
+        try takeCredentialWrite("remove_wifi_credentials")
+        do { try await hub.removeWiFiCredentials() } catch {
+            throw APIError(.unknownError, "remove_wifi_credentials: \(error.description)")
+        }
+        publish(.serverInfoUpdated(updateInfo { $0.wifiCredentialsSet = false }))
+        return .null
+    }
+
+    /// The preferred dataset goes; another the hub holds (`matterctl thread add`) may take its
+    /// place, and `thread_credentials_set` says whether one did.
+    func removeThread() async throws(APIError) -> JSONValue {
+        try takeCredentialWrite("remove_thread_dataset")
+        let stillSet: Bool
+        do { stillSet = try await hub.removePreferredThreadDataset() } catch {
+            throw APIError(.unknownError, "remove_thread_dataset: \(error.description)")
+        }
+        publish(.serverInfoUpdated(updateInfo { $0.threadCredentialsSet = stillSet }))
         return .null
     }
 

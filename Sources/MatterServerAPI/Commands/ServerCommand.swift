@@ -42,6 +42,10 @@ public enum ServerCommand: Hashable, Sendable {
     case commissionOnNetwork(setupPinCode: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?)
     case setWifiCredentials(ssid: String, credentials: String)
     case setThreadDataset(dataset: String)
+    /// Forgets the Wi-Fi credentials (the `default` entry: the only one at schema 11).
+    case removeWifiCredentials
+    /// Forgets the preferred Thread dataset (the `default` entry).
+    case removeThreadDataset
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -73,6 +77,8 @@ public enum ServerCommand: Hashable, Sendable {
         case .commissionOnNetwork: return .commissionOnNetwork
         case .setWifiCredentials: return .setWifiCredentials
         case .setThreadDataset: return .setThreadDataset
+        case .removeWifiCredentials: return .removeWifiCredentials
+        case .removeThreadDataset: return .removeThreadDataset
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -95,6 +101,16 @@ public enum ServerCommand: Hashable, Sendable {
         }
     }
 
+    /// Schema 12's named credential entries are not served (this server speaks schema 11): an
+    /// entry `id` other than the reserved `default` is refused, never stored as the default.
+    static func defaultEntryOnly(_ a: ObjectReader, _ key: String, _ name: CommandName) throws(APIError) {
+        guard let id: String = try a.optional(key), id != "default" else { return }
+        throw .invalidArguments("""
+            \(name.rawValue): argument '\(key)' may only be "default": named credential entries come with schema 12, \
+            and this server speaks schema \(ServerInfo.schemaVersion). Leave it out to use the one stored set.
+            """)
+    }
+
     /// Decodes a command message: error 9 (`Invalid command: <name>`) for an unknown name, error 8
     /// for a missing or ill-typed argument. Unknown arguments are ignored.
     public static func decode(_ message: CommandMessage) throws(APIError) -> ServerCommand {
@@ -106,15 +122,25 @@ public enum ServerCommand: Hashable, Sendable {
             let label = try a.optional("label", String.self).map { String($0.prefix(maxFabricLabelLength)) }
             return .setDefaultFabricLabel(label: label)
         case .commissionWithCode:
+            try defaultEntryOnly(a, "wifi_credentials_id", name)
+            try defaultEntryOnly(a, "thread_dataset_id", name)
             return .commissionWithCode(code: try a.required("code"), networkOnly: try a.optional("network_only") ?? false)
         case .commissionOnNetwork:
             return .commissionOnNetwork(setupPinCode: try a.required("setup_pin_code"),
                                         filterType: try a.optional("filter_type") ?? 0,
                                         filter: a.raw("filter") ?? .null, ipAddress: try a.optional("ip_addr"))
         case .setWifiCredentials:
+            try defaultEntryOnly(a, "id", name)
             return .setWifiCredentials(ssid: try a.required("ssid"), credentials: try a.required("credentials"))
         case .setThreadDataset:
+            try defaultEntryOnly(a, "id", name)
             return .setThreadDataset(dataset: try a.required("dataset"))
+        case .removeWifiCredentials:
+            try defaultEntryOnly(a, "id", name)
+            return .removeWifiCredentials
+        case .removeThreadDataset:
+            try defaultEntryOnly(a, "id", name)
+            return .removeThreadDataset
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
