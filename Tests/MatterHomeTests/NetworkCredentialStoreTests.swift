@@ -140,6 +140,56 @@ import TestSupport
         #expect(try store.wifiCredentials() == nil)
     }
 
+    /// Named Wi-Fi entries: each its own; a blank passphrase keeps the stored one of the same
+    /// SSID only; a version-1 file (one set) is the default entry; listing never shows a secret.
+    @Test func wifiEntriesKeepTheirSecretsApart() throws {
+        let state = Self.tempState()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let store = NetworkCredentialStore(stateDirectory: state)
+        // What MatterHub wrote before entries existed.
+        try FileManager.default.createDirectory(atPath: store.directory, withIntermediateDirectories: true)
+        let v1 = #"{"passphrase":"68756e746572326875","ssid":"486f6d65","updatedAt":"2026-11-01T10:00:00Z"}"#
+        try v1.write(toFile: store.wifiPath, atomically: true, encoding: .utf8)
+        #expect(try store.wifiCredentials() == WiFiCredentials(ssid: Array("Home".utf8), passphrase: SecretBytes(Array("hunter2hu".utf8))))
+
+        try store.setWiFiCredentials(ssid: Array("Guest".utf8), passphrase: SecretBytes(Array("guestpass".utf8)), id: "Guest")
+        #expect(try store.wifiEntries().map(\.id) == ["default", "Guest"])
+        #expect(try store.wifiEntries().map { String(decoding: $0.ssid, as: UTF8.self) } == ["Home", "Guest"])
+        // Re-saved without the secret: kept for the same SSID...
+        try store.setWiFiCredentials(ssid: Array("Guest".utf8), passphrase: nil, id: "Guest")
+        #expect(try store.wifiCredentials(id: "Guest")?.passphrase == SecretBytes(Array("guestpass".utf8)))
+        // ...never moved to another network, nor invented for a new entry.
+        #expect(throws: StoreError.self) { try store.setWiFiCredentials(ssid: Array("Other".utf8), passphrase: nil, id: "Guest") }
+        #expect(throws: StoreError.self) { try store.setWiFiCredentials(ssid: Array("New".utf8), passphrase: nil, id: "New") }
+        #expect(try store.wifiCredentials(id: "Guest")?.ssid == Array("Guest".utf8))
+        #expect(throws: StoreError.self) { try store.setWiFiCredentials(ssid: Array("X".utf8), passphrase: nil, id: "") }
+
+        try store.removeWiFiCredentials()
+        #expect(try store.wifiCredentials() == nil && store.wifiCredentials(id: "Guest") != nil)
+        try store.removeWiFiCredentials(id: "default")  // nothing there: no error
+        #expect(throws: StoreError.notFound(kind: "Wi-Fi credentials", id: "Nope")) { try store.removeWiFiCredentials(id: "Nope") }
+        try store.removeWiFiCredentials(id: "Guest")
+        #expect(!FileManager.default.fileExists(atPath: store.wifiPath), "the file goes with its last entry")
+    }
+
+    /// Named Thread entries: a label finds its dataset, moves to another dataset when reused,
+    /// and does not make the dataset preferred (the `default` entry) unless it is the first.
+    @Test func threadEntriesAreLabelledDatasets() throws {
+        let state = Self.tempState()
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let store = NetworkCredentialStore(stateDirectory: state)
+        let a = try Self.dataset(seed: 21, name: "Alpha"), b = try Self.dataset(seed: 22, name: "Beta")
+        try store.addThreadDataset(a, prefer: true)
+        try store.addThreadDataset(b, label: "Lab")
+        #expect(try store.preferredThreadDataset()?.dataset == a)
+        #expect(try store.threadDataset("Lab")?.dataset == b)
+        try store.addThreadDataset(a, label: "Lab")
+        #expect(try store.threadDataset("Lab")?.dataset == a, "the label moved")
+        #expect(try store.threadDatasets().compactMap(\.label) == ["Lab"])
+        try store.removeThreadDataset("Lab")
+        #expect(try store.threadDatasets().map(\.dataset) == [b] && store.threadDataset("Lab") == nil)
+    }
+
     @Test func hubAPISetsThePreferredDataset() async throws {
         let state = Self.tempState()
         defer { try? FileManager.default.removeItem(atPath: state) }

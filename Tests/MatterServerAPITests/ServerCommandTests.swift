@@ -51,20 +51,27 @@ import Testing
             == .interviewNode(nodeID: 5))
     }
 
-    /// matter-python-client 1.6 sends `id: "default"` on every set and remove: accepted; a named
-    /// entry (schema 12) is refused, never stored as the default.
-    @Test func credentialEntriesOtherThanDefaultAreRefused() throws {
-        #expect(try decode(#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Home","credentials":"pw","id":"default"}}"#)
-            == .setWifiCredentials(ssid: "Home", credentials: "pw"))
-        #expect(try decode(#"{"message_id":"1","command":"remove_wifi_credentials","args":{"id":"default"}}"#) == .removeWifiCredentials)
-        #expect(try decode(#"{"message_id":"1","command":"remove_thread_dataset"}"#) == .removeThreadDataset)
-        for text in [#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Guest","credentials":"pw","id":"Guest"}}"#,
-                     #"{"message_id":"1","command":"set_thread_dataset","args":{"dataset":"0e08","id":"Lab"}}"#,
-                     #"{"message_id":"1","command":"remove_thread_dataset","args":{"id":"Lab"}}"#,
-                     #"{"message_id":"1","command":"commission_with_code","args":{"code":"MT:Y.K9042C00KA0648G00","wifi_credentials_id":"Guest"}}"#] {
+    /// Schema 12's named credential entries: `id` absent or null is the reserved `default`
+    /// (matter-python-client 1.6 sends `"default"` on every set and remove).
+    @Test func credentialEntries() throws {
+        #expect(try decode(#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Home","credentials":"pw"}}"#)
+            == .setWifiCredentials(ssid: "Home", credentials: "pw", id: "default"))
+        #expect(try decode(#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Guest","credentials":"","id":"Guest"}}"#)
+            == .setWifiCredentials(ssid: "Guest", credentials: "", id: "Guest"))
+        #expect(try decode(#"{"message_id":"1","command":"set_thread_dataset","args":{"dataset":"0e08","id":null}}"#)
+            == .setThreadDataset(dataset: "0e08", id: "default"))
+        #expect(try decode(#"{"message_id":"1","command":"remove_wifi_credentials","args":{"id":"default"}}"#) == .removeWifiCredentials(id: "default"))
+        #expect(try decode(#"{"message_id":"1","command":"remove_thread_dataset"}"#) == .removeThreadDataset(id: "default"))
+        #expect(try decode(#"{"message_id":"1","command":"remove_thread_dataset","args":{"id":"Lab"}}"#) == .removeThreadDataset(id: "Lab"))
+        #expect(try decode(#"{"message_id":"1","command":"get_all_credentials"}"#) == .getAllCredentials)
+        #expect(try decode(#"{"message_id":"1","command":"commission_with_code","args":{"code":"34970112332","wifi_credentials_id":"Guest","thread_dataset_id":"Lab"}}"#)
+            == .commissionWithCode(code: "34970112332", networkOnly: false, wifiCredentialsID: "Guest", threadDatasetID: "Lab"))
+        for text in [#"{"message_id":"1","command":"set_wifi_credentials","args":{"ssid":"Home","credentials":"pw","id":""}}"#,
+                     #"{"message_id":"1","command":"set_thread_dataset","args":{"dataset":"","id":"Lab"}}"#,
+                     #"{"message_id":"1","command":"remove_wifi_credentials","args":{"id":7}}"#] {
             let e = error(text)
-            #expect(e?.code == .invalidArguments && e?.details.contains("schema 12") == true, "\(text): \(String(describing: e))")
-            #expect(e?.details.contains("pw") == false)
+            #expect(e?.code == .invalidArguments, "\(text): \(String(describing: e))")
+            #expect(e?.details.contains("pw") == false, "a secret in an error: \(String(describing: e))")
         }
     }
 

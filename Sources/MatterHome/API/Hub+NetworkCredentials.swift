@@ -1,4 +1,5 @@
 import MatterCommissioning
+public import MatterCrypto
 public import MatterNetworkCredentials
 
 /// The network credentials the hub hands to Thread and Wi-Fi devices during commissioning: the
@@ -15,14 +16,38 @@ extension Hub {
         try Self.mapping { () throws(StoreError) in try networkCredentials.addThreadDataset(dataset, prefer: true).dataset }
     }
 
-    /// Decodes `tlvs` (the dataset as TLV bytes) and stores it as the preferred one.
+    /// Decodes `tlvs` (the dataset as TLV bytes) and stores it: as the preferred one under the
+    /// `default` entry, else under the entry ID `entry` (preferred only when it is the first).
     @discardableResult
-    public func setThreadDataset(tlvs: [UInt8]) throws(HomeError) -> StoredThreadDataset {
+    public func setThreadDataset(tlvs: [UInt8], entry: String = NetworkCredentialStore.defaultEntry) throws(HomeError) -> StoredThreadDataset {
         let dataset: ThreadDataset
         do throws(ThreadDatasetError) { dataset = try ThreadDataset(tlvs: tlvs) } catch {
             throw HomeError(.invalidNetworkCredentials, "the Thread dataset is malformed: \(error.message)", underlying: error)
         }
-        return try setThreadDataset(dataset)
+        guard entry != NetworkCredentialStore.defaultEntry else { return try setThreadDataset(dataset) }
+        return try Self.mapping { () throws(StoreError) in try networkCredentials.addThreadDataset(dataset, label: entry).dataset }
+    }
+
+    /// The dataset of entry `entry` (`default`: the preferred one; else its entry ID, extended
+    /// PAN ID or network name), or nil.
+    public func threadDataset(entry: String) throws(HomeError) -> ThreadDataset? {
+        guard entry != NetworkCredentialStore.defaultEntry else { return try preferredThreadDataset() }
+        return try Self.mapping { () throws(StoreError) in try networkCredentials.threadDataset(entry)?.dataset }
+    }
+
+    /// Every stored dataset, oldest first.
+    public func threadDatasets() throws(HomeError) -> [StoredThreadDataset] {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.threadDatasets() }
+    }
+
+    /// Removes entry `entry` (`default`: the preferred dataset, the oldest other taking its
+    /// place). Whether a dataset is preferred afterwards.
+    public func removeThreadDataset(entry: String) throws(HomeError) -> Bool {
+        guard entry != NetworkCredentialStore.defaultEntry else { return try removePreferredThreadDataset() }
+        return try Self.mapping { () throws(StoreError) in
+            try networkCredentials.removeThreadDataset(entry)
+            return try networkCredentials.preferredThreadDataset() != nil
+        }
     }
 
     /// The dataset Thread devices are commissioned with, or nil when none is stored.
@@ -35,9 +60,25 @@ extension Hub {
         try Self.mapping { () throws(StoreError) in try networkCredentials.setWiFiCredentials(credentials) }
     }
 
-    /// Forgets the home's Wi-Fi credentials (what `remove_wifi_credentials` does).
-    public func removeWiFiCredentials() throws(HomeError) {
-        try Self.mapping { () throws(StoreError) in try networkCredentials.removeWiFiCredentials() }
+    /// Stores Wi-Fi credentials under entry `entry`; a nil passphrase keeps the stored one for the
+    /// same SSID (what `set_wifi_credentials` with a blank password does).
+    public func setWiFiCredentials(ssid: [UInt8], passphrase: SecretBytes?, entry: String) throws(HomeError) {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.setWiFiCredentials(ssid: ssid, passphrase: passphrase, id: entry) }
+    }
+
+    /// The Wi-Fi credentials of entry `entry`, or nil.
+    public func wifiCredentials(entry: String) throws(HomeError) -> WiFiCredentials? {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.wifiCredentials(id: entry) }
+    }
+
+    /// Every Wi-Fi entry's ID and SSID, `default` first.
+    public func wifiEntries() throws(HomeError) -> [(id: String, ssid: [UInt8])] {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.wifiEntries() }
+    }
+
+    /// Forgets entry `entry`'s Wi-Fi credentials (what `remove_wifi_credentials` does).
+    public func removeWiFiCredentials(entry: String = NetworkCredentialStore.defaultEntry) throws(HomeError) {
+        try Self.mapping { () throws(StoreError) in try networkCredentials.removeWiFiCredentials(id: entry) }
     }
 
     /// Forgets the preferred Thread dataset (what `remove_thread_dataset` does); the oldest other

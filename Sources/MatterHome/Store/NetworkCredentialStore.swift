@@ -11,7 +11,7 @@ import Glibc
 /// ```
 /// <state>/network/            mode 0700
 ///   thread-datasets.json      mode 0600: every dataset as its TLVs (hex), which one is preferred
-///   wifi.json                 mode 0600: the home's SSID and passphrase
+///   wifi.json                 mode 0600: Wi-Fi SSIDs and passphrases by entry ID ("default": the home's)
 ///   .lock                     flock'd around every read-modify-write
 /// ```
 ///
@@ -52,8 +52,10 @@ public final class NetworkCredentialStore: Sendable {
     /// PAN ID. One with the same extended PAN ID is replaced, unless the stored one has a newer
     /// active timestamp (a stale export must not undo a network's update). The first dataset,
     /// or any with `prefer`, becomes the preferred one.
+    /// `label` (an API entry ID, unique among the datasets) names it.
     @discardableResult
-    public func addThreadDataset(_ dataset: ThreadDataset, prefer: Bool = false) throws(StoreError) -> ThreadDatasetAddition {
+    public func addThreadDataset(_ dataset: ThreadDataset, prefer: Bool = false, label: String? = nil) throws(StoreError) -> ThreadDatasetAddition {
+        if let label { try Self.checkEntryID(label) }
         do throws(ThreadDatasetError) { try dataset.checkComplete() } catch { throw .invalidNetworkCredentials(error.message) }
         let tlvs: [UInt8]
         do throws(ThreadDatasetError) { tlvs = try dataset.encoded() } catch { throw .invalidNetworkCredentials(error.message) }
@@ -72,6 +74,10 @@ public final class NetworkCredentialStore: Sendable {
                 replaced = true
             } else {
                 file.datasets.append(ThreadFile.Entry(id: id, tlvs: Self.hex(tlvs), addedAt: clock()))
+            }
+            if let label {
+                for i in file.datasets.indices where file.datasets[i].label == label { file.datasets[i].label = nil }
+                file.datasets[file.datasets.firstIndex { $0.id == id }!].label = label
             }
             if prefer || file.preferred == nil { file.preferred = id }
             try save(file)
@@ -117,7 +123,17 @@ public final class NetworkCredentialStore: Sendable {
         if done == nil { throw .notFound(kind: "Thread dataset", id: key) }
     }
 
+    /// The stored dataset `key` names (its label, extended PAN ID or network name), or nil.
+    public func threadDataset(_ key: String) throws(StoreError) -> StoredThreadDataset? {
+        let all = try threadDatasets()
+        do { let id = try Self.find(key, in: all); return all.first { $0.id == id } } catch {
+            if case .notFound = error { return nil }
+            throw error
+        }
+    }
+
     static func find(_ key: String, in datasets: [StoredThreadDataset]) throws(StoreError) -> String {
+        if let d = datasets.first(where: { $0.label == key }) { return d.id }
         if let d = datasets.first(where: { $0.id == key.lowercased() }) { return d.id }
         let named = datasets.filter { $0.dataset.networkName == key }
         if named.count == 1 { return named[0].id }
@@ -129,36 +145,80 @@ public final class NetworkCredentialStore: Sendable {
 
     // MARK: Wi-Fi
 
-    /// Stores the home's Wi-Fi credentials (replacing any).
-    public func setWiFiCredentials(_ credentials: WiFiCredentials) throws(StoreError) {
-        let file = WiFiFile(ssid: Self.hex(credentials.ssid), passphrase: Self.hex(credentials.passphrase.bytes), updatedAt: clock())
-        let data: Data
-        do { data = try Self.encoder.encode(file) } catch { throw .invalidNetworkCredentials("cannot encode the Wi-Fi credentials") }
+    /// The entry every caller that names none uses (the Matter Server API's reserved `default`).
+    public static let defaultEntry = "default"
+
+    /// Stores Wi-Fi credentials under `id` (replacing that entry).
+    public func setWiFiCredentials(_ credentials: WiFiCredentials, id: String = defaultEntry) throws(StoreError) {
+        try setWiFiCredentials(ssid: credentials.ssid, passphrase: credentials.passphrase, id: id)
+    }
+
+    /// Stores Wi-Fi credentials under `id`. A nil `passphrase` keeps the stored one, and only
+    /// for the same SSID (an entry re-saved without its secret): the secret of one network is
+    /// never paired with another.
+    public func setWiFiCredentials(ssid: [UInt8], passphrase: SecretBytes?, id: String = defaultEntry) throws(StoreError) {
+        try Self.checkEntryID(id)
         _ = try withLock(create: true) { () throws(StoreError) in
-            try SecureFiles.writeAtomically([UInt8](data), directory: directory, name: Self.wifiFile)
+            var file = try loadWiFi()
+            let existing = file.entries.firstIndex { $0.id == id }
+            let secret: [UInt8]
+            if let passphrase {
+                secret = passphrase.bytes
+            } else if let i = existing, Self.unhex(file.entries[i].ssid) == ssid, let kept = Self.unhex(file.entries[i].passphrase) {
+                secret = kept
+            } else {
+                throw .invalidNetworkCredentials("""
+                    no passphrase was given, and the Wi-Fi entry '\(id)' has none stored for this SSID to keep; \
+                    give the passphrase (an open network is set with 'matterctl wifi set SSID --open')
+                    """)
+            }
+            do throws(WiFiCredentialsError) { _ = try WiFiCredentials(ssid: ssid, passphrase: SecretBytes(secret)) } catch {
+                throw .invalidNetworkCredentials(error.description)
+            }
+            let entry = WiFiFile.Entry(id: id, ssid: Self.hex(ssid), passphrase: Self.hex(secret), updatedAt: clock())
+            if let existing { file.entries[existing] = entry } else { file.entries.append(entry) }
+            try save(file)
         }
     }
 
-    /// The stored Wi-Fi credentials, or nil.
-    public func wifiCredentials() throws(StoreError) -> WiFiCredentials? {
-        let path = wifiPath
-        return try withLock(create: false) { () throws(StoreError) -> WiFiCredentials? in
-            guard let bytes = try Self.readIfPresent(path) else { return nil }
-            guard let f = try? Self.decoder.decode(WiFiFile.self, from: Data(bytes)),
-                  let ssid = Self.unhex(f.ssid), let pass = Self.unhex(f.passphrase) else {
-                throw .corruptNetworkCredentials(path: path, why: "not the JSON MatterHub writes")
-            }
-            do throws(WiFiCredentialsError) { return try WiFiCredentials(ssid: ssid, passphrase: SecretBytes(pass)) } catch {
-                throw .corruptNetworkCredentials(path: path, why: error.description)
-            }
+    /// The Wi-Fi credentials stored under `id`, or nil.
+    public func wifiCredentials(id: String = defaultEntry) throws(StoreError) -> WiFiCredentials? {
+        try withLock(create: false) { () throws(StoreError) -> WiFiCredentials? in
+            guard let entry = try loadWiFi().entries.first(where: { $0.id == id }) else { return nil }
+            return try entry.credentials(path: wifiPath)
         } ?? nil
     }
 
-    /// Forgets the Wi-Fi credentials.
-    public func removeWiFiCredentials() throws(StoreError) {
-        _ = try withLock(create: false) { () throws(StoreError) in
-            if unlink(wifiPath) != 0 && errno != ENOENT { throw .io(operation: "removing", path: wifiPath, errno: errno) }
-            try SecureFiles.syncDirectory(directory)
+    /// Every stored Wi-Fi entry's ID and SSID, `default` first (never a passphrase).
+    public func wifiEntries() throws(StoreError) -> [(id: String, ssid: [UInt8])] {
+        let entries = try withLock(create: false) { () throws(StoreError) in try loadWiFi().entries } ?? []
+        var out: [(id: String, ssid: [UInt8])] = []
+        for entry in entries { out.append((entry.id, try entry.credentials(path: wifiPath).ssid)) }
+        return out.sorted { ($0.id == Self.defaultEntry ? 0 : 1, $0.id) < ($1.id == Self.defaultEntry ? 0 : 1, $1.id) }
+    }
+
+    /// Forgets the Wi-Fi entry `id` (the default one: no error when there is none). The file
+    /// goes with its last entry.
+    public func removeWiFiCredentials(id: String = defaultEntry) throws(StoreError) {
+        let removed: Bool? = try withLock(create: false) { () throws(StoreError) -> Bool in
+            var file = try loadWiFi()
+            guard file.entries.contains(where: { $0.id == id }) else { return false }
+            file.entries.removeAll { $0.id == id }
+            if file.entries.isEmpty {
+                if unlink(wifiPath) != 0 && errno != ENOENT { throw .io(operation: "removing", path: wifiPath, errno: errno) }
+                try SecureFiles.syncDirectory(directory)
+            } else {
+                try save(file)
+            }
+            return true
+        }
+        if removed != true && id != Self.defaultEntry { throw .notFound(kind: "Wi-Fi credentials", id: id) }
+    }
+
+    /// An entry ID: 1 to 64 bytes, printable, no control characters (it is shown and logged).
+    static func checkEntryID(_ id: String) throws(StoreError) {
+        guard (1...64).contains(id.utf8.count), !id.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalidNetworkCredentials("a credential entry's id must be 1 to 64 characters without control characters")
         }
     }
 
@@ -169,6 +229,8 @@ public final class NetworkCredentialStore: Sendable {
             var id: String
             var tlvs: String
             var addedAt: Date
+            /// The API entry ID it was stored under (absent in files written before there were any).
+            var label: String?
 
             func decoded(path: String) throws(StoreError) -> ThreadDataset {
                 guard let bytes = NetworkCredentialStore.unhex(tlvs) else {
@@ -190,16 +252,55 @@ public final class NetworkCredentialStore: Sendable {
             var out: [StoredThreadDataset] = []
             for e in datasets {
                 out.append(StoredThreadDataset(id: e.id, dataset: try e.decoded(path: path), addedAt: e.addedAt,
-                                               isPreferred: e.id == preferred))
+                                               isPreferred: e.id == preferred, label: e.label))
             }
             return out
         }
     }
 
+    /// `wifi.json`: version 2 keeps entries by ID; version 1 (one set, no version field) is read
+    /// as the `default` entry and rewritten as version 2 by the next change.
     struct WiFiFile: Codable {
+        struct Entry: Codable {
+            var id: String
+            var ssid: String
+            var passphrase: String
+            var updatedAt: Date
+
+            func credentials(path: String) throws(StoreError) -> WiFiCredentials {
+                guard let ssid = NetworkCredentialStore.unhex(ssid), let pass = NetworkCredentialStore.unhex(passphrase) else {
+                    throw .corruptNetworkCredentials(path: path, why: "entry '\(id)' is not hex")
+                }
+                do throws(WiFiCredentialsError) { return try WiFiCredentials(ssid: ssid, passphrase: SecretBytes(pass)) } catch {
+                    throw .corruptNetworkCredentials(path: path, why: "entry '\(id)': \(error.description)")
+                }
+            }
+        }
+        var version = 2
+        var entries: [Entry] = []
+    }
+
+    /// What version 1 held: the home's one set.
+    private struct WiFiFileV1: Codable {
         var ssid: String
         var passphrase: String
         var updatedAt: Date
+    }
+
+    private func loadWiFi() throws(StoreError) -> WiFiFile {
+        let path = wifiPath
+        guard let bytes = try Self.readIfPresent(path) else { return WiFiFile() }
+        if let file = try? Self.decoder.decode(WiFiFile.self, from: Data(bytes)), file.version == 2 { return file }
+        if let old = try? Self.decoder.decode(WiFiFileV1.self, from: Data(bytes)) {
+            return WiFiFile(entries: [WiFiFile.Entry(id: Self.defaultEntry, ssid: old.ssid, passphrase: old.passphrase, updatedAt: old.updatedAt)])
+        }
+        throw .corruptNetworkCredentials(path: path, why: "not the JSON MatterHub writes")
+    }
+
+    private func save(_ file: WiFiFile) throws(StoreError) {
+        let data: Data
+        do { data = try Self.encoder.encode(file) } catch { throw .invalidNetworkCredentials("cannot encode the Wi-Fi credentials") }
+        try SecureFiles.writeAtomically([UInt8](data), directory: directory, name: Self.wifiFile)
     }
 
     private static var encoder: JSONEncoder {
@@ -295,6 +396,8 @@ public struct StoredThreadDataset: Sendable, Hashable {
     public let addedAt: Date
     /// Whether Thread devices are commissioned with it.
     public let isPreferred: Bool
+    /// The API entry ID it was stored under (`set_thread_dataset` with an `id`), if any.
+    public var label: String? = nil
 }
 
 /// The outcome of `NetworkCredentialStore.addThreadDataset`.

@@ -25,18 +25,20 @@ extension HubService {
         case .setDefaultFabricLabel(let label):
             setFabricLabel(label)
             return .null
-        case .commissionWithCode(let code, let networkOnly):
-            return try await commission(code: code, networkOnly: networkOnly)
+        case .commissionWithCode(let code, let networkOnly, let wifiEntry, let threadEntry):
+            return try await commission(code: code, networkOnly: networkOnly, wifiEntry: wifiEntry, threadEntry: threadEntry)
         case .commissionOnNetwork(let pin, let filterType, let filter, let ip):
             return try await commissionOnNetwork(pin: pin, filterType: filterType, filter: filter, ipAddress: ip)
-        case .setWifiCredentials(let ssid, let credentials):
-            return try await setWiFi(ssid: ssid, credentials: credentials)
-        case .setThreadDataset(let dataset):
-            return try await setThread(dataset: dataset)
-        case .removeWifiCredentials:
-            return try await removeWiFi()
-        case .removeThreadDataset:
-            return try await removeThread()
+        case .setWifiCredentials(let ssid, let credentials, let entry):
+            return try await setWiFi(ssid: ssid, credentials: credentials, entry: entry)
+        case .setThreadDataset(let dataset, let entry):
+            return try await setThread(dataset: dataset, entry: entry)
+        case .removeWifiCredentials(let entry):
+            return try await removeWiFi(entry: entry)
+        case .removeThreadDataset(let entry):
+            return try await removeThread(entry: entry)
+        case .getAllCredentials:
+            return try await allCredentials()
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:
@@ -241,55 +243,6 @@ extension HubService {
         return .array(record.addresses.map { a in
             .string(scoped && a.host.lowercased().hasPrefix("fe80") ? "\(a.host)%\(a.interfaceIndex ?? 0)" : a.host)
         })
-    }
-
-    // MARK: - Network credentials
-
-    func setWiFi(ssid: String, credentials: String) async throws(APIError) -> JSONValue {
-        try takeCredentialWrite("set_wifi_credentials")
-        do {
-            let wifi = try WiFiCredentials(ssid: Array(ssid.utf8), passphrase: SecretBytes(Array(credentials.utf8)))
-            try await hub.setWiFiCredentials(wifi)
-        } catch let error as WiFiCredentialsError {
-            throw APIError(.invalidArguments, "set_wifi_credentials: \(error.description)")
-        } catch {
-            throw APIError(.unknownError, "the Wi-Fi credentials could not be stored: \(error)")
-        }
-        publish(.serverInfoUpdated(updateInfo { $0.wifiCredentialsSet = true }))
-        return .null
-    }
-
-    func setThread(dataset: String) async throws(APIError) -> JSONValue {
-        guard let tlvs = Base16.decode(dataset.filter { !$0.isWhitespace }) else {
-            throw APIError(.invalidArguments, "set_thread_dataset: the dataset must be hex (the operational dataset's TLVs)")
-        }
-        try takeCredentialWrite("set_thread_dataset")
-        do { try await hub.setThreadDataset(tlvs: tlvs) } catch {
-            throw APIError(.invalidArguments, "set_thread_dataset: \(error.description)")
-        }
-        publish(.serverInfoUpdated(updateInfo { $0.threadCredentialsSet = true }))
-        return .null
-    }
-
-    func removeWiFi() async throws(APIError) -> JSONValue {
-        try takeCredentialWrite("remove_wifi_credentials")
-        do { try await hub.removeWiFiCredentials() } catch {
-            throw APIError(.unknownError, "remove_wifi_credentials: \(error.description)")
-        }
-        publish(.serverInfoUpdated(updateInfo { $0.wifiCredentialsSet = false }))
-        return .null
-    }
-
-    /// The preferred dataset goes; another the hub holds (`matterctl thread add`) may take its
-    /// place, and `thread_credentials_set` says whether one did.
-    func removeThread() async throws(APIError) -> JSONValue {
-        try takeCredentialWrite("remove_thread_dataset")
-        let stillSet: Bool
-        do { stillSet = try await hub.removePreferredThreadDataset() } catch {
-            throw APIError(.unknownError, "remove_thread_dataset: \(error.description)")
-        }
-        publish(.serverInfoUpdated(updateInfo { $0.threadCredentialsSet = stillSet }))
-        return .null
     }
 
     // MARK: - Discovery

@@ -11,11 +11,12 @@ import MatterTLV
 /// commissioning session at a time, shared with every other client of this hub), interviews it
 /// (the priming report of its subscription reads every attribute), then announces it.
 extension HubService {
-    func commission(code: String, networkOnly: Bool) async throws(APIError) -> JSONValue {
+    /// `wifiEntry` / `threadEntry`: the stored credential entries to give the device (nil: the defaults).
+    func commission(code: String, networkOnly: Bool, wifiEntry: String? = nil, threadEntry: String? = nil) async throws(APIError) -> JSONValue {
         guard networkOnly || Self.isOnNetworkCode(code) else {
             throw APIError(.nodeCommissionFailed, "Bluetooth commissioning is not available: this hub commissions devices on the IP network only")
         }
-        return try await commission(payload: code)
+        return try await commission(payload: code, options: try await options(wifiEntry: wifiEntry, threadEntry: threadEntry))
     }
 
     /// `commission_on_network`: the pin code and, for filter types 1 and 2, the short or long
@@ -62,8 +63,8 @@ extension HubService {
         return payloads.allSatisfy { $0.discoveryCapabilities.map { $0.contains(.onNetwork) || $0.isEmpty } ?? true }
     }
 
-    func commission(payload code: String) async throws(APIError) -> JSONValue {
-        switch try await commissionDevice(code) {
+    func commission(payload code: String, options: CommissioningOptions? = nil) async throws(APIError) -> JSONValue {
+        switch try await commissionDevice(code, options: options) {
         case .success(let device): return try await announce(device)
         case .failure(let e): throw APIError(.nodeCommissionFailed, e.description)
         }

@@ -1,8 +1,8 @@
 /// The command names the server understands: the 19 the 8.1.2 client sends, plus the server
 /// commands python-matter-server also answers (`server_info`, `get_nodes`, `get_node`,
-/// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus the two that
-/// matter-python-client 1.6 sends to a schema-11 server for the `default` entry
-/// (`remove_wifi_credentials`, `remove_thread_dataset`).
+/// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus schema 12's named credential
+/// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
+/// sends to any server for the `default` entry, and `get_all_credentials`).
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -12,6 +12,7 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case setThreadDataset = "set_thread_dataset"
     case removeWifiCredentials = "remove_wifi_credentials"
     case removeThreadDataset = "remove_thread_dataset"
+    case getAllCredentials = "get_all_credentials"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"
     case getVendorNames = "get_vendor_names"

@@ -38,14 +38,19 @@ public enum ServerCommand: Hashable, Sendable {
     case startListening
     /// `label` already cut to 32 characters.
     case setDefaultFabricLabel(label: String?)
-    case commissionWithCode(code: String, networkOnly: Bool)
+    /// `wifiCredentialsID` / `threadDatasetID`: the stored entry to give the device (nil: `default`).
+    case commissionWithCode(code: String, networkOnly: Bool, wifiCredentialsID: String? = nil, threadDatasetID: String? = nil)
     case commissionOnNetwork(setupPinCode: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?)
-    case setWifiCredentials(ssid: String, credentials: String)
-    case setThreadDataset(dataset: String)
-    /// Forgets the Wi-Fi credentials (the `default` entry: the only one at schema 11).
-    case removeWifiCredentials
-    /// Forgets the preferred Thread dataset (the `default` entry).
-    case removeThreadDataset
+    /// Under entry `id` (`default` when the client names none). An empty `credentials` keeps the
+    /// stored passphrase of the same SSID (schema 12).
+    case setWifiCredentials(ssid: String, credentials: String, id: String = "default")
+    case setThreadDataset(dataset: String, id: String = "default")
+    /// Forgets entry `id`'s Wi-Fi credentials.
+    case removeWifiCredentials(id: String = "default")
+    /// Forgets entry `id`'s Thread dataset (`default`: the preferred one).
+    case removeThreadDataset(id: String = "default")
+    /// Every stored credential's summary, never a secret.
+    case getAllCredentials
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -79,6 +84,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .setThreadDataset: return .setThreadDataset
         case .removeWifiCredentials: return .removeWifiCredentials
         case .removeThreadDataset: return .removeThreadDataset
+        case .getAllCredentials: return .getAllCredentials
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -101,14 +107,11 @@ public enum ServerCommand: Hashable, Sendable {
         }
     }
 
-    /// Schema 12's named credential entries are not served (this server speaks schema 11): an
-    /// entry `id` other than the reserved `default` is refused, never stored as the default.
-    static func defaultEntryOnly(_ a: ObjectReader, _ key: String, _ name: CommandName) throws(APIError) {
-        guard let id: String = try a.optional(key), id != "default" else { return }
-        throw .invalidArguments("""
-            \(name.rawValue): argument '\(key)' may only be "default": named credential entries come with schema 12, \
-            and this server speaks schema \(ServerInfo.schemaVersion). Leave it out to use the one stored set.
-            """)
+    /// A credential entry's `id` (schema 12's named lists): absent or null is the reserved `default`.
+    static func entry(_ a: ObjectReader, _ name: CommandName) throws(APIError) -> String {
+        guard let id: String = try a.optional("id") else { return "default" }
+        guard (1...64).contains(id.utf8.count) else { throw .invalidArguments("\(name.rawValue): argument 'id' must be 1 to 64 characters") }
+        return id
     }
 
     /// Decodes a command message: error 9 (`Invalid command: <name>`) for an unknown name, error 8
@@ -122,25 +125,22 @@ public enum ServerCommand: Hashable, Sendable {
             let label = try a.optional("label", String.self).map { String($0.prefix(maxFabricLabelLength)) }
             return .setDefaultFabricLabel(label: label)
         case .commissionWithCode:
-            try defaultEntryOnly(a, "wifi_credentials_id", name)
-            try defaultEntryOnly(a, "thread_dataset_id", name)
-            return .commissionWithCode(code: try a.required("code"), networkOnly: try a.optional("network_only") ?? false)
+            return .commissionWithCode(code: try a.required("code"), networkOnly: try a.optional("network_only") ?? false,
+                                       wifiCredentialsID: try a.optional("wifi_credentials_id"),
+                                       threadDatasetID: try a.optional("thread_dataset_id"))
         case .commissionOnNetwork:
             return .commissionOnNetwork(setupPinCode: try a.required("setup_pin_code"),
                                         filterType: try a.optional("filter_type") ?? 0,
                                         filter: a.raw("filter") ?? .null, ipAddress: try a.optional("ip_addr"))
         case .setWifiCredentials:
-            try defaultEntryOnly(a, "id", name)
-            return .setWifiCredentials(ssid: try a.required("ssid"), credentials: try a.required("credentials"))
+            return .setWifiCredentials(ssid: try a.required("ssid"), credentials: try a.required("credentials"), id: try entry(a, name))
         case .setThreadDataset:
-            try defaultEntryOnly(a, "id", name)
-            return .setThreadDataset(dataset: try a.required("dataset"))
-        case .removeWifiCredentials:
-            try defaultEntryOnly(a, "id", name)
-            return .removeWifiCredentials
-        case .removeThreadDataset:
-            try defaultEntryOnly(a, "id", name)
-            return .removeThreadDataset
+            let dataset: String = try a.required("dataset")
+            guard !dataset.isEmpty else { throw .invalidArguments("set_thread_dataset: the dataset is empty; remove_thread_dataset clears an entry") }
+            return .setThreadDataset(dataset: dataset, id: try entry(a, name))
+        case .removeWifiCredentials: return .removeWifiCredentials(id: try entry(a, name))
+        case .removeThreadDataset: return .removeThreadDataset(id: try entry(a, name))
+        case .getAllCredentials: return .getAllCredentials
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
