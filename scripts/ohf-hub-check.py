@@ -81,6 +81,12 @@ async def credentials(client):
     info = await asyncio.wait_for(client.send_command("server_info"), 10)
     check("after removal wifi_credentials_set is false, thread_credentials_set stays false",
           info.get("wifi_credentials_set") is False and info.get("thread_credentials_set") is False, repr(info))
+    try:
+        await asyncio.wait_for(client.send_command("commission_with_code", code="34970112332", network_only=True,
+                                                   wifi_credentials_id="Guest"), 10)
+        check("commissioning with a Wi-Fi entry that is not stored is refused", False, "it was accepted")
+    except MatterError as error:
+        check("commissioning with a Wi-Fi entry that is not stored is refused, naming it", "'Guest'" in str(error), str(error))
     listed = await asyncio.wait_for(client.send_command("get_all_credentials"), 10)
     check("only the unset default entries are left", listed == {"wifi": [{"id": "default", "ssid": ""}], "thread": [{"id": "default"}]},
           repr(listed))
