@@ -92,10 +92,22 @@ async def credentials(client):
           repr(listed))
 
 
+async def fabric_label(url, session, client):
+    """The first connection to set the fabric label owns it while connected (schema 12): another
+    one's set_default_fabric_label is answered but ignored; get_fabric_label says which holds."""
+    await client.set_default_fabric_label("Home")
+    other, other_listen, _ = await listening_client(url, session)
+    await other.set_default_fabric_label("Intruder")
+    label = await asyncio.wait_for(other.send_command("get_fabric_label"), 10)
+    check("another connection's label is ignored while the first is connected", label == {"fabric_label": "Home"}, repr(label))
+    other_listen.cancel()
+    await other.disconnect()
+
+
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
         client, listen, events = await listening_client(url, session)
-        await client.set_default_fabric_label("Home")
+        await fabric_label(url, session, client)
         await credentials(client)
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)

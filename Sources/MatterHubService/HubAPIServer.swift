@@ -61,6 +61,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     let httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)?
     let log: @Sendable (String) -> Void
     private let clients = Mutex<[UInt64: Client]>([:])
+    /// The connection whose `set_default_fabric_label` counts (schema 12: the first to set it,
+    /// while it stays connected), so two clients (two Home Assistants) do not overwrite each other.
+    private let fabricLabelOwner = Mutex<UInt64?>(nil)
 
     init(backend: any HubBackend, httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)?,
          log: @escaping @Sendable (String) -> Void) {
@@ -147,7 +150,16 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     /// Parsed on the I/O thread only up to this size, so no client holds that thread for long.
     static let quickCommandLimit = 4096
 
+    /// Whether `connection` owns the fabric label (claiming it when nobody does).
+    private func claimFabricLabel(for connection: UInt64) -> Bool {
+        fabricLabelOwner.withLock { owner in
+            if owner == nil { owner = connection }
+            return owner == connection
+        }
+    }
+
     func connectionClosed(_ connection: WebSocketConnection, code: WebSocketCloseCode?, reason: String) {
+        fabricLabelOwner.withLock { if $0 == connection.id { $0 = nil } }
         let client = clients.withLock { $0.removeValue(forKey: connection.id) }
         client?.inbox.finish()
         if client?.extensionsEnabled == true, let ext = backend as? any HubExtensionBackend {
@@ -225,6 +237,11 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     }
 
     private func run(_ command: ServerCommand, id: String, on connection: WebSocketConnection) async {
+        if case .setDefaultFabricLabel(let label) = command, !claimFabricLabel(for: connection.id) {
+            log("api: \(connection)'s set_default_fabric_label (\(label.map { "\"\($0)\"" } ?? "null")) is ignored: another connection set the label")
+            send(.success(messageID: id, result: .null), to: connection)
+            return
+        }
         // A one-interaction command answers before it acknowledges the device's reply.
         let deferred: DeferredExchangeClose? = switch command {
         case .deviceCommand, .readAttribute, .writeAttribute: DeferredExchangeClose()

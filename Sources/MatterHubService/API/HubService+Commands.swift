@@ -39,6 +39,8 @@ extension HubService {
             return try await removeThread(entry: entry)
         case .getAllCredentials:
             return try await allCredentials()
+        case .getFabricLabel:
+            return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:

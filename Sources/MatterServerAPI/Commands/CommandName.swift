@@ -2,7 +2,7 @@
 /// commands python-matter-server also answers (`server_info`, `get_nodes`, `get_node`,
 /// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus schema 12's named credential
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
-/// sends to any server for the `default` entry, and `get_all_credentials`).
+/// sends to any server for the `default` entry, and `get_all_credentials`), and `get_fabric_label`.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -13,6 +13,7 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case removeWifiCredentials = "remove_wifi_credentials"
     case removeThreadDataset = "remove_thread_dataset"
     case getAllCredentials = "get_all_credentials"
+    case getFabricLabel = "get_fabric_label"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"
     case getVendorNames = "get_vendor_names"

@@ -51,6 +51,8 @@ public enum ServerCommand: Hashable, Sendable {
     case removeThreadDataset(id: String = "default")
     /// Every stored credential's summary, never a secret.
     case getAllCredentials
+    /// `{"fabric_label": str|null}`: the label set with `set_default_fabric_label`.
+    case getFabricLabel
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -85,6 +87,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .removeWifiCredentials: return .removeWifiCredentials
         case .removeThreadDataset: return .removeThreadDataset
         case .getAllCredentials: return .getAllCredentials
+        case .getFabricLabel: return .getFabricLabel
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -141,6 +144,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .removeWifiCredentials: return .removeWifiCredentials(id: try entry(a, name))
         case .removeThreadDataset: return .removeThreadDataset(id: try entry(a, name))
         case .getAllCredentials: return .getAllCredentials
+        case .getFabricLabel: return .getFabricLabel
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
