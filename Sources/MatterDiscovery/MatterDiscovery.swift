@@ -73,6 +73,40 @@ public struct MatterDiscovery: Sendable {
               make: BorderRouter.init) { _ in true }
     }
 
+    /// Every border router seen within `window`, the latest view of each, in the order found
+    /// (what `matterctl thread border-routers` and the API's `get_thread_border_routers` list).
+    public func borderRouterSnapshot(within window: Duration) async throws(DiscoveryError) -> [BorderRouter] {
+        let stream = borderRouters()
+        let (events, sink) = AsyncThrowingStream.makeStream(of: DiscoveryEvent<BorderRouter>.self)
+        let browse = Task {
+            do {
+                for try await e in stream { sink.yield(e) }
+                sink.finish()
+            } catch { sink.finish(throwing: error) }
+        }
+        let timer = Task { try? await Task.sleep(for: window); sink.finish() }
+        defer { browse.cancel(); timer.cancel() }
+        var latest: [String: BorderRouter] = [:]
+        var order: [String] = []
+        do {
+            for try await e in events {
+                switch e {
+                case .found(let r), .updated(let r):
+                    if latest[r.service.name] == nil { order.append(r.service.name) }
+                    latest[r.service.name] = r
+                case .removed(let r):
+                    latest[r.service.name] = nil
+                    order.removeAll { $0 == r.service.name }
+                }
+            }
+        } catch let e as DiscoveryError {
+            throw e
+        } catch {
+            throw DiscoveryError(.browseFailed, "browsing _meshcop._udp failed: \(error)")
+        }
+        return order.compactMap { latest[$0] }
+    }
+
     /// Runs the primary browse, and the fallback browse once the primary found nothing; merges
     /// both (a node found by either is reported once) and types the results.
     private func typed<Node: Sendable & Hashable>(

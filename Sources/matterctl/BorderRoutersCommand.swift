@@ -43,34 +43,9 @@ struct BorderRoutersCommand: ParsableCommand {
 
     /// Every border router seen within `timeout`, latest view of each.
     static func browse(timeout: Double) async throws -> [BorderRouter] {
-        let discovery = MatterDiscovery()
-        var latest: [String: BorderRouter] = [:]
-        var order: [String] = []
-        let stream = discovery.borderRouters()
-        let (events, sink) = AsyncThrowingStream.makeStream(of: DiscoveryEvent<BorderRouter>.self)
-        let browse = Task {
-            do {
-                for try await e in stream { sink.yield(e) }
-                sink.finish()
-            } catch { sink.finish(throwing: error) }
+        do { return try await MatterDiscovery().borderRouterSnapshot(within: .milliseconds(Int(timeout * 1000))) } catch {
+            throw CommandFailure(error.message)
         }
-        let timer = Task { try? await Task.sleep(for: .seconds(timeout)); sink.finish() }
-        defer { browse.cancel(); timer.cancel() }
-        do {
-            for try await e in events {
-                switch e {
-                case .found(let r), .updated(let r):
-                    if latest[r.service.name] == nil { order.append(r.service.name) }
-                    latest[r.service.name] = r
-                case .removed(let r):
-                    latest[r.service.name] = nil
-                    order.removeAll { $0 == r.service.name }
-                }
-            }
-        } catch let e as DiscoveryError {
-            throw CommandFailure(e.message)
-        }
-        return order.compactMap { latest[$0] }
     }
 
     static func describe(_ r: BorderRouter, routes: HostRoutes) -> [(String, JSON)] {

@@ -39,6 +39,8 @@ extension HubService {
             return try await removeThread(entry: entry)
         case .getAllCredentials:
             return try await allCredentials()
+        case .getThreadBorderRouters:
+            return try await threadBorderRouters()
         case .getFabricLabel:
             return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
         case .openCommissioningWindow(let id, let timeout, _, _, _):

@@ -2,7 +2,7 @@
 /// commands python-matter-server also answers (`server_info`, `get_nodes`, `get_node`,
 /// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus schema 12's named credential
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
-/// sends to any server for the `default` entry, and `get_all_credentials`), and `get_fabric_label`.
+/// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label` and `get_thread_border_routers`.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -14,6 +14,7 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case removeThreadDataset = "remove_thread_dataset"
     case getAllCredentials = "get_all_credentials"
     case getFabricLabel = "get_fabric_label"
+    case getThreadBorderRouters = "get_thread_border_routers"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"
     case getVendorNames = "get_vendor_names"

@@ -53,6 +53,8 @@ public enum ServerCommand: Hashable, Sendable {
     case getAllCredentials
     /// `{"fabric_label": str|null}`: the label set with `set_default_fabric_label`.
     case getFabricLabel
+    /// The Thread border routers `_meshcop._udp` shows now (matterjs-server's BorderRouterEntry).
+    case getThreadBorderRouters
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -88,6 +90,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .removeThreadDataset: return .removeThreadDataset
         case .getAllCredentials: return .getAllCredentials
         case .getFabricLabel: return .getFabricLabel
+        case .getThreadBorderRouters: return .getThreadBorderRouters
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -145,6 +148,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .removeThreadDataset: return .removeThreadDataset(id: try entry(a, name))
         case .getAllCredentials: return .getAllCredentials
         case .getFabricLabel: return .getFabricLabel
+        case .getThreadBorderRouters: return .getThreadBorderRouters
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
