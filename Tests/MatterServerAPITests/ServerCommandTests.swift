@@ -75,6 +75,11 @@ import Testing
         }
     }
 
+    @Test func cameraStreamingIsRefusedByName() {
+        let e = error(#"{"message_id":"1","command":"send_webrtc_provider_command","args":{"node_id":1,"endpoint_id":1}}"#)
+        #expect(e?.code == .invalidCommand && e?.details.contains("no camera support") == true, "\(String(describing: e))")
+    }
+
     @Test func fabricLabelIsCutTo32Characters() throws {
         let long = String(repeating: "x", count: 40)
         #expect(try decode(#"{"message_id":"1","command":"set_default_fabric_label","args":{"label":"\#(long)"}}"#)

@@ -113,6 +113,9 @@ public enum ServerCommand: Hashable, Sendable {
         }
     }
 
+    /// matterjs-server's camera command (schema 12): refused by name, as an unknown command (9).
+    public static let cameraCommand = "send_webrtc_provider_command"
+
     /// A credential entry's `id` (schema 12's named lists): absent or null is the reserved `default`.
     static func entry(_ a: ObjectReader, _ name: CommandName) throws(APIError) -> String {
         guard let id: String = try a.optional("id") else { return "default" }
@@ -123,7 +126,12 @@ public enum ServerCommand: Hashable, Sendable {
     /// Decodes a command message: error 9 (`Invalid command: <name>`) for an unknown name, error 8
     /// for a missing or ill-typed argument. Unknown arguments are ignored.
     public static func decode(_ message: CommandMessage) throws(APIError) -> ServerCommand {
-        guard let name = CommandName(rawValue: message.command) else { throw .invalidCommand(message.command) }
+        guard let name = CommandName(rawValue: message.command) else {
+            if message.command == Self.cameraCommand {
+                throw APIError(.invalidCommand, "\(Self.cameraCommand): this hub has no camera support (no WebRTC live view)")
+            }
+            throw .invalidCommand(message.command)
+        }
         let a = try ObjectReader(message.args, context: name.rawValue)
         switch name {
         case .startListening: return .startListening
