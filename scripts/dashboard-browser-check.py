@@ -228,6 +228,25 @@ def main():
         assert c.get_attribute("data-on") in ("true", "false"), "no on/off state shown"
         return f"node {ctx['node']}, {'on' if c.get_attribute('data-on') == 'true' else 'off'}"
 
+    def history():
+        # The hub writes the history with its next batch of values (within a second): ask again until it is there.
+        button = card(driver).find_element(By.CSS_SELECTOR, ".history-btn")
+        for _ in range(20):
+            button.click()
+            run.wait(5, lambda d: card(d).find_element(By.CSS_SELECTOR, ".history").is_displayed(), "History shows nothing")
+            items = card(driver).find_elements(By.CSS_SELECTOR, ".history li[data-reason]")
+            if items:
+                break
+            button.click()
+            time.sleep(0.25)
+        assert items, "no connectivity event was listed for the commissioned light"
+        first = items[0]
+        assert first.get_attribute("data-reason") == "subscribed" and first.get_attribute("data-available") == "true", first.text
+        text = first.text
+        button.click()
+        run.wait(5, lambda d: not card(d).find_element(By.CSS_SELECTOR, ".history").is_displayed(), "History did not close")
+        return text
+
     def toggles():
         seen = []
         for _ in range(2):
@@ -375,7 +394,7 @@ def main():
         assert driver.find_element(By.ID, "empty").is_displayed(), "the empty-home message is not shown"
         return "gone"
 
-    checks = [("token", token_rule), ("loads", loads), ("move-in", move_in), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed),
+    checks = [("token", token_rule), ("loads", loads), ("move-in", move_in), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed), ("history", history),
               ("toggle", toggles), ("dim", dims), ("dim-elsewhere", dimmed_elsewhere), ("rename-move", rename_and_move), ("share", share),
               ("other-fabric", other_fabric), ("remove", removes)]
     try:

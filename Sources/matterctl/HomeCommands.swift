@@ -132,22 +132,47 @@ struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "devices",
         abstract: "List the devices commissioned into the hub",
+        discussion: """
+            --history adds each device's connectivity history, newest first: when 'hub serve' saw it \
+            become available or unavailable, and why (subscribed, lapsed: no report within its \
+            subscription's max interval, session-lost, device-restarted: it announced itself again, \
+            connect-failed, subscribe-failed).
+            """,
         usesHubState: true,
-        options: [.flag("--json", help: "one JSON object on stdout")])
+        options: [.flag("--json", help: "one JSON object on stdout"),
+                  .flag("--history", help: "each device's connectivity history, newest first"),
+                  .value("--limit", "N", help: "history events per device (default 10)")])
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let json = args.flag("--json")
         let state = args.stateDirectory
+        let limit = try args.integer("--limit", as: Int.self) ?? 10
         let home = try await HomeCommands.open(state)
         defer { Task { await home.close() } }
         let devices: [Device]
         do { devices = try await home.devices() } catch { throw CommandFailure(error.description) }
+        // The history is in the store (the hub writes it; reading it beside a running hub is safe).
+        var history: [NodeID: [ConnectivityEvent]] = [:]
+        if args.flag("--history") {
+            do {
+                let store = try HubStore(directory: state)
+                for d in devices { history[d.id] = try store.connectivityHistory(of: d.id, limit: limit) }
+            } catch { throw CommandFailure("cannot read the connectivity history in \(state): \(error)") }
+        }
+        let iso = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
         if json {
             Output.out(JSON.object([("devices", .array(devices.map { d in
-                .object([("nodeId", .uint(d.id.rawValue)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
-                         ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
-                         ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
-                         ("commissionedAt", .string(Date.ISO8601FormatStyle().format(d.record.commissionedAt)))])
+                var fields: [(String, JSON)] = [
+                    ("nodeId", .uint(d.id.rawValue)), ("name", .string(d.name)), ("room", .from(d.room?.name)),
+                    ("vendorId", .from(d.record.vendorID)), ("productId", .from(d.record.productID)),
+                    ("addresses", .array(d.record.addresses.map { .string("\($0.host):\($0.port)") })),
+                    ("commissionedAt", .string(Date.ISO8601FormatStyle().format(d.record.commissionedAt)))]
+                if let events = history[d.id] {
+                    fields.append(("history", .array(events.map { e in
+                        .object([("at", .string(iso.format(e.at))), ("available", .bool(e.available)), ("reason", .string(e.reason))])
+                    })))
+                }
+                return .object(fields)
             }))]).text)
         } else if devices.isEmpty {
             Output.out("No devices yet: commission one with 'matterctl commission <setup code>'.")
@@ -156,6 +181,9 @@ struct DevicesCommand: ParsableCommand {
             for d in devices {
                 Output.out(String(printf: "0x%016llX  ", d.id.rawValue) + d.name.padding(to: 30) + (d.room?.name ?? "-").padding(to: 16)
                            + String(printf: "0x%04X  0x%04X", d.record.vendorID, d.record.productID))
+                guard let events = history[d.id] else { continue }
+                if events.isEmpty { Output.out("    (no connectivity changes recorded yet)") }
+                for e in events { Output.out("    \(iso.format(e.at))  \(e.available ? "available  " : "unavailable")  \(e.reason)") }
             }
         }
         return 0

@@ -8,7 +8,7 @@ import TestSupport
 /// offers to move a home in and dry-runs python-matter-server's real storage (a wrong folder
 /// refused naming why, the storage's nodes listed, cancelled); it refuses a wrong code naming PASE
 /// and what to try, commissions the light from its pasted code with the steps appearing live,
-/// lists it, toggles it, dims it with the slider (the level read from the light's own state file)
+/// lists it, shows its connectivity history (available once subscribed), toggles it, dims it with the slider (the level read from the light's own state file)
 /// and follows a level set by another client, renames and moves it, shares it (its QR read back by
 /// zbarimg); the CHIP controller joins through that window on another fabric and toggles the
 /// light, which the page shows without a reload; the page removes it. Screenshots (and, on
@@ -82,9 +82,9 @@ struct DashboardBrowserLabTests {
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")
-        #expect(output.contains("13 passed, 0 failed"))
+        #expect(output.contains("14 passed, 0 failed"))
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".png") } ?? []
-        #expect(screenshots.count >= 13, "screenshots: \(screenshots)")
+        #expect(screenshots.count >= 14, "screenshots: \(screenshots)")
         #expect(output.contains("ok   dim: ") && output.contains("ok   dim-elsewhere: "), "the dim checks did not run: \(output)")
         // The page's Remove took the hub's fabric off the light; the controller removed its own.
         await device.stop()

@@ -68,6 +68,13 @@ struct HubClientCLITests {
             // beside the hub would be unknown to it).
             let (_, status) = try await ctl(lab, state, ["hub", "status", "--json"])
             #expect(status.contains("\"nodes\":1"), "\(status)")
+            // Its connectivity history, which the hub writes within a second: available once subscribed.
+            var history = ""
+            for _ in 0..<30 where !history.contains("\"reason\":\"subscribed\"") {
+                history = try await ctl(lab, state, ["devices", "--history", "--json"]).1
+                if !history.contains("\"reason\":\"subscribed\"") { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            #expect(history.contains("\"available\":true,\"reason\":\"subscribed\""), "\(history)")
         }
         let (_, list) = try await ctl(lab, state, ["devices", "--json"])
         #expect(list.contains("\"addresses\":[\""), "the store's addresses are missing: \(list)")

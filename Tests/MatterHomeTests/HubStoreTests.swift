@@ -101,6 +101,35 @@ import MatterTLV
         #expect(try reopened.integrityProblems().isEmpty)
     }
 
+    /// A node's connectivity history: newest first, bounded per node, gone with the node, and
+    /// events of a node the store does not hold are dropped.
+    @Test func connectivityHistoryIsBoundedAndGoesWithItsNode() throws {
+        let dir = TemporaryStateDirectory()
+        defer { dir.cleanup() }
+        let store = try HubStore(directory: dir.path)
+        let session = try store.beginCommissioningSession()
+        let id = try store.allocateNodeID(for: session)
+        _ = try store.recordCommissionedNode(CommissionedNode(nodeID: id, vendorID: 0xFFF1, productID: 0x8001, name: "Lamp", nocSerial: [1]),
+                                             in: session)
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let limit = HubStore.connectivityHistoryLimit
+        var events: [ConnectivityEvent] = []
+        for i in 0..<(limit + 5) {
+            let up = i % 2 == 0
+            events.append(ConnectivityEvent(nodeID: id, at: start.addingTimeInterval(Double(i)), available: up,
+                                            reason: up ? "subscribed" : "lapsed"))
+        }
+        try store.appendConnectivity(events + [ConnectivityEvent(nodeID: NodeID(0x4242), at: start, available: true, reason: "subscribed")])
+        let history = try store.connectivityHistory(of: id)
+        #expect(history.count == limit)
+        #expect(history.first == events.last && history.last == events[5], "newest first, the oldest dropped")
+        #expect(try store.connectivityHistory(of: id, limit: 2) == Array(events.suffix(2).reversed()))
+        #expect(try store.connectivityHistory(of: NodeID(0x4242)).isEmpty)
+        try store.removeNode(id)
+        #expect(try store.connectivityHistory(of: id).isEmpty)
+        #expect(try store.integrityProblems().isEmpty)
+    }
+
     @Test func nodeIDsAreUniqueAndNeverTheController() throws {
         let dir = TemporaryStateDirectory()
         defer { dir.cleanup() }

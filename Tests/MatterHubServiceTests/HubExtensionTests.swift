@@ -155,6 +155,19 @@ final class HubTestConnection: @unchecked Sendable {
             // OHF listeners heard of the node the usual way.
             _ = try await ohf.event("node_added") { $0["node_id"]?.uint64 == nodeID }
 
+            // Its connectivity history: it became available once its subscription was up (the
+            // runtime writes the history with its next batch of values, within a second).
+            var history: [JSONValue] = []
+            for _ in 0..<50 where history.isEmpty {
+                history = try await a.call("matterhub/device_history", .object(["node_id": .integer(nodeID)])).result.array ?? []
+                if history.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(history.count == 1 && history.first?["available"] == .bool(true) && history.first?["reason"] == .string("subscribed"),
+                    "\(history)")
+            #expect(history.first?["at"]?.string?.hasSuffix("Z") == true)
+            let unknownNode = try await a.reply(try await a.send("matterhub/device_history", .object(["node_id": .integer(424242)]))).frame
+            #expect(unknownNode["matterhub_error"] == .string("deviceNotFound"), "\(unknownNode)")
+
             // Name (written on the device) and a new room.
             let configured = try HubDevice(json: try await a.call("matterhub/configure_device", .object([
                 "node_id": .integer(nodeID), "name": .string("Reading lamp"), "room": .string("Study")])).result)

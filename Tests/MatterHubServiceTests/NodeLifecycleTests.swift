@@ -20,6 +20,35 @@ import Testing
         #expect(node.handle(.reportReceived(subscriptionID: 6), now: 44_000) == [])
     }
 
+    /// Each change of availability says why (the node's connectivity history keeps it); a
+    /// failure while already unavailable changes nothing and says nothing new.
+    @Test func everyAvailabilityChangeHasItsReason() {
+        func live(_ node: inout NodeLifecycle, at now: UInt64) {
+            _ = node.handle(.sessionEstablished, now: now)
+            _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 10), now: now)
+        }
+        var node = NodeLifecycle()
+        #expect(node.availabilityReason == nil)
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionFailed, now: 0)
+        #expect(node.availabilityReason == nil, "never available: nothing changed")
+        _ = node.handle(.tick, now: 1_000)
+        live(&node, at: 1_000)
+        #expect(node.isAvailable && node.availabilityReason == .subscribed)
+        _ = node.handle(.tick, now: 16_000)
+        #expect(!node.isAvailable && node.availabilityReason == .lapsed)
+        live(&node, at: 16_000)
+        _ = node.handle(.sessionFailed, now: 17_000)
+        #expect(node.availabilityReason == .sessionLost)
+        live(&node, at: 17_000)
+        _ = node.handle(.deviceRestarted, now: 18_000)
+        #expect(node.availabilityReason == .deviceRestarted)
+        _ = node.handle(.sessionEstablished, now: 18_000)
+        _ = node.handle(.subscribed(subscriptionID: 2, maxIntervalSeconds: 10), now: 18_000)
+        _ = node.handle(.stop, now: 19_000)
+        #expect(!node.isAvailable && node.availabilityReason == .stopped)
+    }
+
     @Test func aSilentNodeLapsesAndIsResolvedAgain() {
         var node = NodeLifecycle()
         _ = node.handle(.start, now: 0)

@@ -22,6 +22,7 @@ import Testing
         .share(nodeID: 9, timeoutSeconds: 900), .unpair(nodeID: 9), .discover(seconds: 30),
         .importHome(kind: .pythonMatterServer, path: "/data", fabricID: nil, confirm: nil),
         .importHome(kind: .matterjsServer, path: "/addon_configs/matter server", fabricID: 0xFFFF_FFFF_FFFF_FFFF, confirm: "00ff"),
+        .deviceHistory(nodeID: 0xFFFF_FFFE_0000_0001, limit: 1000),
     ]
 
     func decode(_ name: String, _ args: JSONValue?) throws(APIError) -> HubCommand {
@@ -79,6 +80,8 @@ import Testing
         ("matterhub/configure_device", .object(["node_id": .int(1), "name": .string(String(repeating: "x", count: 33))]), 8),
         ("matterhub/discover", .object(["seconds": .int(0)]), 8),
         ("matterhub/import", .object(["path": .string("/data")]), 8),  // no kind
+        ("matterhub/device_history", .object(["node_id": .int(1), "limit": .int(0)]), 8),
+        ("matterhub/device_history", .object([:]), 8),
         ("matterhub/import", .object(["kind": .string("zigbee2mqtt"), "path": .string("/data")]), 8),
         ("matterhub/import", .object(["kind": .string("python-matter-server"), "path": .string("data")]), 8),  // relative
         ("matterhub/import", .object(["kind": .string("python-matter-server"), "path": .string("/data"),

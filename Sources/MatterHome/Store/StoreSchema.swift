@@ -34,9 +34,15 @@
 ///   the node; a hub that starts reconciles what is left (completes or drops each).
 /// - `attribute_values`: the hub's cache of each node's attribute values (TLV of the value),
 ///   deleted with the node, so a restarted hub lists every node with its state at once.
+///
+/// Version 3 (months unattended):
+///
+/// - `node_connectivity`: when each node became available or unavailable and why (Unix
+///   milliseconds; the reason is `NodeLifecycle.AvailabilityReason`'s raw value), the newest
+///   `HubStore.connectivityHistoryLimit` per node, deleted with the node.
 enum StoreSchema {
     /// The schema version this code reads and writes.
-    static let currentVersion: Int64 = 2
+    static let currentVersion: Int64 = 3
 
     /// `migrations[n]` upgrades version n to n + 1.
     static let migrations: [String] = [
@@ -136,6 +142,15 @@ enum StoreSchema {
             value     BLOB NOT NULL,
             PRIMARY KEY (node_id, endpoint, cluster, attribute)
         ) WITHOUT ROWID;
+        """,
+        """
+        CREATE TABLE node_connectivity (
+            node_id   INTEGER NOT NULL REFERENCES nodes(node_id) ON DELETE CASCADE,
+            at_ms     INTEGER NOT NULL,
+            available INTEGER NOT NULL CHECK (available IN (0, 1)),
+            reason    TEXT NOT NULL
+        );
+        CREATE INDEX node_connectivity_by_node ON node_connectivity (node_id, at_ms);
         """,
     ]
 }

@@ -265,8 +265,9 @@
       element("div", { className: "controls" }, [toggle, level]),
       element("div", { className: "actions" }, [
         element("button", { type: "button", className: "secondary edit-btn", textContent: "Rename / move" }),
-        element("button", { type: "button", className: "secondary share-btn", textContent: "Share" }), remove]),
-      edit]);
+        element("button", { type: "button", className: "secondary share-btn", textContent: "Share" }),
+        element("button", { type: "button", className: "secondary history-btn", textContent: "History" }), remove]),
+      edit, element("ol", { className: "history", hidden: true })]);
     c.dataset.nodeId = id;
     toggle.onclick = () => command(id, onOffEndpoint(state.nodes.get(id)), 6, "Toggle", {});
     level.onchange = () => command(id, levelEndpoint(state.nodes.get(id)), 8, "MoveToLevelWithOnOff",
@@ -277,6 +278,7 @@
     edit.onsubmit = (e) => { e.preventDefault(); saveEdit(id); };
     c.querySelector(".share-btn").onclick = () => share(id);
     remove.onclick = () => removeDevice(id, remove);
+    c.querySelector(".history-btn").onclick = () => toggleHistory(id, c.querySelector(".history"));
     state.cards.set(id, c);
     return c;
   }
@@ -411,6 +413,31 @@
       button.disabled = false;
       toast(describe(e) + (e.matterhub_error === "deviceUnreachable"
         ? " Power the device and try again, or reset it to remove it for good." : ""));
+    }
+  }
+
+  // MARK: connectivity history (matterhub/device_history)
+
+  const reasons = {
+    "subscribed": "reached, subscription up", "lapsed": "went quiet (no report in its interval)",
+    "session-lost": "session lost", "device-restarted": "restarted or moved", "connect-failed": "could not be reached",
+    "subscribe-failed": "refused the subscription",
+  };
+
+  async function toggleHistory(id, list) {
+    if (!list.hidden) { list.hidden = true; return; }
+    try {
+      const events = await call("matterhub/device_history", { node_id: id, limit: 20 });
+      list.replaceChildren(...(events.length ? events.map((e) => {
+        const li = element("li", { textContent: `${new Date(e.at).toLocaleString()}: ${e.available ? "available" : "unavailable"}, `
+          + (reasons[e.reason] || e.reason) });
+        li.dataset.available = String(e.available);
+        li.dataset.reason = e.reason;
+        return li;
+      }) : [element("li", { textContent: "No changes recorded yet." })]));
+      list.hidden = false;
+    } catch (e) {
+      toast(describe(e));
     }
   }
 

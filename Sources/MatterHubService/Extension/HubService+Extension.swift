@@ -65,6 +65,15 @@ extension HubService: HubExtensionBackend {
                 return .object([:])
             case .importHome(let kind, let path, let fabricID, let confirm):
                 return try await importHome(kind, path: path, fabricID: fabricID, confirm: confirm, connection: context.connectionID)
+            case .deviceHistory(let id, let limit):
+                _ = try await home.device(NodeID(id))  // deviceNotFound for an unknown node
+                let events: [ConnectivityEvent]
+                do { events = try hub.store.connectivityHistory(of: NodeID(id), limit: limit) } catch {
+                    throw HomeError("cannot read node \(id)'s connectivity history", store: error)
+                }
+                return .array(events.map { e in
+                    .object(["at": .string(NodeDataBuilder.isoTimestamp(e.at) + "Z"), "available": .bool(e.available), "reason": .string(e.reason)])
+                })
             case .discover(let seconds):
                 return .array(await discoverCommissionable(for: seconds) { node in
                     context.send(.discovered(requestID: context.messageID, node: node))

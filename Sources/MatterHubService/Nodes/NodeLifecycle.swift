@@ -57,6 +57,24 @@ public struct NodeLifecycle: Sendable, Equatable {
         case wake(at: Milliseconds)
     }
 
+    /// Why the node's availability last changed (kept in its connectivity history).
+    public enum AvailabilityReason: String, Sendable, Equatable {
+        /// Its subscription was established: it is live.
+        case subscribed
+        /// No report came within the subscription's max interval plus the margin.
+        case lapsed
+        /// The CASE session failed or was closed under a live subscription.
+        case sessionLost = "session-lost"
+        /// It announced itself again on `_matter._tcp` (restarted, or moved).
+        case deviceRestarted = "device-restarted"
+        /// CASE could not be established.
+        case connectFailed = "connect-failed"
+        /// The session came up but the subscription was refused or timed out.
+        case subscribeFailed = "subscribe-failed"
+        /// The hub stopped keeping it live (removed, or the hub shut down).
+        case stopped
+    }
+
     /// The max interval asked for: a silent device is noticed within a minute.
     public var maxIntervalCeiling: UInt16 = 50
     /// Added to the max interval before a subscription counts as lapsed (network and MRP slack).
@@ -64,6 +82,8 @@ public struct NodeLifecycle: Sendable, Equatable {
     public var maxBackoff: Milliseconds = 60_000
     public private(set) var state: State = .idle
     public private(set) var isAvailable = false
+    /// Why `isAvailable` last changed (nil before it ever did).
+    public private(set) var availabilityReason: AvailabilityReason?
 
     public init() {}
 
@@ -71,7 +91,7 @@ public struct NodeLifecycle: Sendable, Equatable {
         switch (state, event) {
         case (_, .stop):
             state = .idle
-            return [.tearDown] + availability(false)
+            return [.tearDown] + availability(false, .stopped)
         case (.idle, .start):
             state = .connecting(attempt: 1)
             return [.establishSession(resolveAddress: false)]
@@ -81,12 +101,14 @@ public struct NodeLifecycle: Sendable, Equatable {
         case (.connecting(let attempt), .sessionEstablished):
             state = .subscribing(attempt: attempt)
             return [.subscribe(maxIntervalCeiling: maxIntervalCeiling)]
-        case (.connecting(let attempt), .sessionFailed), (.subscribing(let attempt), .subscribeFailed):
-            return backOff(after: attempt, now: now)
+        case (.connecting(let attempt), .sessionFailed):
+            return backOff(after: attempt, now: now, .connectFailed)
+        case (.subscribing(let attempt), .subscribeFailed):
+            return backOff(after: attempt, now: now, .subscribeFailed)
 
         case (.subscribing, .subscribed(let id, let maxInterval)):
             state = .live(subscriptionID: id, maxIntervalSeconds: maxInterval, deadline: deadline(maxInterval, now: now))
-            return availability(true) + [.wake(at: deadline(maxInterval, now: now))]
+            return availability(true, .subscribed) + [.wake(at: deadline(maxInterval, now: now))]
 
         case (.live(let id, let maxInterval, _), .reportReceived(let reported)) where reported == id:
             let next = deadline(maxInterval, now: now)
@@ -95,10 +117,11 @@ public struct NodeLifecycle: Sendable, Equatable {
         case (.live(_, _, let due), .tick) where now >= due:
             // Lapsed: the device went quiet. Reconnect at once, resolving its address again.
             state = .connecting(attempt: 2)
-            return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
+            return [.tearDown] + availability(false, .lapsed) + [.establishSession(resolveAddress: true)]
         case (.live, .sessionFailed), (.live, .deviceRestarted):
             state = .connecting(attempt: 2)
-            return [.tearDown] + availability(false) + [.establishSession(resolveAddress: true)]
+            return [.tearDown] + availability(false, event == .sessionFailed ? .sessionLost : .deviceRestarted)
+                + [.establishSession(resolveAddress: true)]
 
         case (.waiting(let until, let attempt), .tick) where now >= until:
             state = .connecting(attempt: attempt)
@@ -118,15 +141,16 @@ public struct NodeLifecycle: Sendable, Equatable {
         now + Milliseconds(maxIntervalSeconds) * 1000 + lapseMargin
     }
 
-    private mutating func backOff(after attempt: Int, now: Milliseconds) -> [Action] {
+    private mutating func backOff(after attempt: Int, now: Milliseconds, _ reason: AvailabilityReason) -> [Action] {
         let delay = min(maxBackoff, 1000 << min(attempt - 1, 16))
         state = .waiting(until: now + delay, attempt: attempt + 1)
-        return [.tearDown] + availability(false) + [.wake(at: now + delay)]
+        return [.tearDown] + availability(false, reason) + [.wake(at: now + delay)]
     }
 
-    private mutating func availability(_ available: Bool) -> [Action] {
+    private mutating func availability(_ available: Bool, _ reason: AvailabilityReason) -> [Action] {
         guard available != isAvailable else { return [] }
         isAvailable = available
+        availabilityReason = reason
         return [.setAvailable(available)]
     }
 }

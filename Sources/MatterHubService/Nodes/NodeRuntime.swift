@@ -1,3 +1,4 @@
+import FoundationEssentials
 import MatterCertificates
 import MatterHome
 import MatterInteraction
@@ -51,6 +52,8 @@ public actor NodeRuntime {
     /// Cached values not yet written to the store, the timer that writes them, and the write
     /// under way (each write waits for the one before it).
     private var unsaved: [NodeID: [ConcreteAttributePath: [UInt8]]] = [:]
+    /// Availability changes not yet in the store's connectivity history.
+    private var unsavedConnectivity: [ConnectivityEvent] = []
     private var flush: Task<Void, Never>?
     private var writing: Task<Void, Never>?
     static let cacheWriteDelay: Milliseconds = 500
@@ -182,6 +185,12 @@ public actor NodeRuntime {
             }
         case .setAvailable(let available):
             continuation.yield(.availability(nodeID, available))
+            // Kept in the node's history (written with the next batch of values); a stop is
+            // the hub's doing, not the node's.
+            if let reason = nodes[nodeID]?.lifecycle.availabilityReason, reason != .stopped {
+                unsavedConnectivity.append(ConnectivityEvent(nodeID: nodeID, at: Date(), available: available, reason: reason.rawValue))
+                scheduleFlush()
+            }
         case .wake(let at):
             nodes[nodeID]?.wake?.timer.cancel()
             let delay = at > now ? at - now : 0
@@ -301,13 +310,17 @@ public actor NodeRuntime {
         }
         guard !changed.isEmpty else { return }
         unsaved[nodeID, default: [:]].merge(changed.mapValues { TLVWriter.encode($0) }) { $1 }
-        if flush == nil {
-            flush = Task { [weak self] in
-                try? await Task.sleep(for: .milliseconds(Int64(Self.cacheWriteDelay)))
-                await self?.flushCache()
-            }
-        }
+        scheduleFlush()
         continuation.yield(.attributes(nodeID, changed))
+    }
+
+    /// Writes what is unsaved after `cacheWriteDelay` (once, however much comes meanwhile).
+    private func scheduleFlush() {
+        guard flush == nil else { return }
+        flush = Task { [weak self] in
+            try? await Task.sleep(for: .milliseconds(Int64(Self.cacheWriteDelay)))
+            await self?.flushCache()
+        }
     }
 
     /// Writes the values not yet in the store, all nodes in one transaction, off this actor.
@@ -321,11 +334,13 @@ public actor NodeRuntime {
     private func flushCache() async {
         flush?.cancel()
         flush = nil
-        let batch = unsaved, store = hub.store, previous = writing
+        let batch = unsaved, connectivity = unsavedConnectivity, store = hub.store, previous = writing
         unsaved = [:]
+        unsavedConnectivity = []
         let write = Task.detached {
             await previous?.value
             if !batch.isEmpty { try? store.storeAttributeValues(batch) }
+            if !connectivity.isEmpty { try? store.appendConnectivity(connectivity) }
         }
         writing = write
         await write.value

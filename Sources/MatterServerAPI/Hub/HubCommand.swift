@@ -22,6 +22,7 @@ public enum HubCommandName: String, Hashable, Sendable, CaseIterable {
     case unpair = "matterhub/unpair"
     case discover = "matterhub/discover"
     case importHome = "matterhub/import"
+    case deviceHistory = "matterhub/device_history"
 
     /// Every extension command and event name starts with this.
     public static let prefix = "matterhub/"
@@ -65,12 +66,15 @@ public enum HubCommand: Hashable, Sendable {
     /// A move from another Matter server's storage at `path` (absolute, on the hub's machine):
     /// without `confirm`, a dry run whose result carries the token that `confirm` takes.
     case importHome(kind: ImportSourceKind, path: String, fabricID: UInt64?, confirm: String?)
+    /// The node's connectivity history, newest first, at most `limit` events.
+    case deviceHistory(nodeID: UInt64, limit: Int)
 
     /// The version of the namespace this module speaks.
     public static let apiVersion = 1
     public static let defaultShareTimeout: UInt16 = 300
     public static let defaultDiscoverySeconds = 3
     public static let maxDiscoverySeconds = 30
+    public static let defaultHistoryLimit = 50
 
     public var name: HubCommandName {
         switch self {
@@ -92,6 +96,7 @@ public enum HubCommand: Hashable, Sendable {
         case .unpair: .unpair
         case .discover: .discover
         case .importHome: .importHome
+        case .deviceHistory: .deviceHistory
         }
     }
 
@@ -165,6 +170,10 @@ public enum HubCommand: Hashable, Sendable {
                 throw .invalidArguments("\(name.rawValue): argument 'path' must be the storage folder's absolute path on the hub's machine")
             }
             return .importHome(kind: source, path: path, fabricID: try a.optional("fabric_id"), confirm: try a.optional("confirm"))
+        case .deviceHistory:
+            let limit: Int = try a.optional("limit") ?? defaultHistoryLimit
+            guard (1...1000).contains(limit) else { throw .invalidArguments("\(name.rawValue): argument 'limit' must be 1...1000") }
+            return .deviceHistory(nodeID: try a.required("node_id"), limit: limit)
         }
     }
 
@@ -226,6 +235,9 @@ public enum HubCommand: Hashable, Sendable {
             put("path", .string(path))
             put("fabric_id", fabricID.map { .integer($0) })
             put("confirm", confirm.map { .string($0) })
+        case .deviceHistory(let id, let limit):
+            put("node_id", .integer(id))
+            put("limit", .integer(limit))
         }
         return .object(o)
     }
