@@ -78,6 +78,14 @@ import TestSupport
         await device.shutdown()
         #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, false) } != nil)
         #expect(await !runtime.isAvailable(nodeID))
+        // Reconnecting, then (its CASE attempt failing) waiting for the next try, which is ahead.
+        let retrying = await Self.next(updates, within: 40) {
+            if case .connection(nodeID, .retrying(let at, let attempt)) = $0 { at > Date().addingTimeInterval(-1) && attempt >= 2 } else { false }
+        }
+        #expect(retrying != nil, "the runtime never said when it tries again")
+        if case .retrying = await runtime.connection(of: nodeID) {} else if case .connecting = await runtime.connection(of: nodeID) {} else {
+            Issue.record("an unavailable node is \(await runtime.connection(of: nodeID))")
+        }
 
         // It comes back on the same port with its state: available again.
         var again = configuration
@@ -87,8 +95,13 @@ import TestSupport
         await runtime.deviceAnnounced(nodeID)
         #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, true) } != nil)
         #expect(await runtime.attributes(of: nodeID)[onOff] == .bool(true))
+        #expect(await runtime.connection(of: nodeID) == .live)
 
         await runtime.stop()
+        // The connectivity history has all of it, newest first (the stop is not the node's doing).
+        let reasons = try hub.store.connectivityHistory(of: nodeID).map(\.reason)
+        #expect(reasons.count == 3 && reasons.first == "subscribed" && reasons.last == "subscribed"
+                && ["lapsed", "session-lost"].contains(reasons[1]), "\(reasons)")
 
         // A new runtime (a restarted hub) has the node's values from the store at once.
         let restarted = NodeRuntime(hub: hub)

@@ -171,6 +171,10 @@ public final class HubService: HubBackend, Sendable {
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
             await announceDevice(node.rawValue)
+        case .connection(let node, _):
+            // Extension clients see "reconnecting" and "next try at" (OHF clients only availability).
+            guard !state.withLock({ $0.announcing.contains(node) }), (try? hub.store.node(node)) != nil else { return }
+            await announceDevice(node.rawValue)
         case .event(let node, let event):
             // Only for nodes a client already knows (a node being added has none yet).
             guard (try? hub.store.node(node)) != nil else { return }

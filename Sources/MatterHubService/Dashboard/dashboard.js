@@ -291,7 +291,14 @@
     const available = node ? node.available : device.available;
     c.dataset.available = String(available);
     c.querySelector(".name").textContent = device.name;
-    c.querySelector(".offline").hidden = available;
+    const offline = c.querySelector(".offline");
+    offline.hidden = available;
+    // Reconnecting, or waiting for the next try (the hub says which; sooner if the device announces itself).
+    const conn = device.connection || {};
+    c.dataset.connection = conn.state || "";
+    offline.textContent = conn.state === "connecting" ? "reconnecting…"
+      : conn.state === "retrying" && conn.retry_at ? "offline, next try " + new Date(conn.retry_at).toLocaleTimeString()
+        : "offline";
     const ep = onOffEndpoint(node);
     const on = ep !== null ? node.attributes[ep + "/6/0"] === true : null;
     const badge = c.querySelector(".state");

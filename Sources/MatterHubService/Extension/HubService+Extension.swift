@@ -131,7 +131,18 @@ extension HubService: HubExtensionBackend {
                   available: await runtime.isAvailable(device.record.nodeID), vendorID: device.record.vendorID,
                   productID: device.record.productID,
                   addresses: device.record.addresses.map { .init(host: $0.host, port: $0.port, interfaceIndex: $0.interfaceIndex) },
-                  commissionedAt: NodeDataBuilder.isoTimestamp(device.record.commissionedAt) + "Z")
+                  commissionedAt: NodeDataBuilder.isoTimestamp(device.record.commissionedAt) + "Z",
+                  connection: Self.connection(await runtime.connection(of: device.record.nodeID)))
+    }
+
+    static func connection(_ c: NodeConnection) -> HubDevice.Connection {
+        switch c {
+        case .stopped: HubDevice.Connection(state: "stopped")
+        case .live: HubDevice.Connection(state: "live")
+        case .connecting(let attempt): HubDevice.Connection(state: "connecting", attempt: attempt)
+        case .retrying(let at, let attempt):
+            HubDevice.Connection(state: "retrying", attempt: attempt, retryAt: NodeDataBuilder.isoTimestamp(at) + "Z")
+        }
     }
 
     /// The device's current record, announced to extension clients.

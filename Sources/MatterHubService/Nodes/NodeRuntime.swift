@@ -13,6 +13,21 @@ public enum NodeUpdate: Sendable, Equatable {
     case availability(NodeID, Bool)
     /// An event the node reported (each once: later subscriptions start after the last one seen).
     case event(NodeID, EventDataIB)
+    /// What the hub is doing about the node changed (``NodeConnection``): connecting, waiting
+    /// to retry, live.
+    case connection(NodeID, NodeConnection)
+}
+
+/// What the hub is doing about a node: "reconnecting" told apart from "unavailable, next try at".
+public enum NodeConnection: Sendable, Equatable {
+    /// Not kept live (removed, or the hub is stopping).
+    case stopped
+    /// Establishing CASE or its subscription, the `attempt`-th try in a row.
+    case connecting(attempt: Int)
+    /// The last try failed; the next is at `at` (sooner when the device announces itself).
+    case retrying(at: Date, attempt: Int)
+    /// Subscribed: reports arrive.
+    case live
 }
 
 /// The hub's live view of its commissioned nodes: for each, a CASE session kept up, one
@@ -142,9 +157,34 @@ public actor NodeRuntime {
 
     private func handle(_ nodeID: NodeID, _ event: NodeLifecycle.Event) {
         guard var node = nodes[nodeID] else { return }
+        let before = Self.phase(node.lifecycle.state)
         let actions = node.lifecycle.handle(event, now: now)
         nodes[nodeID] = node
         for action in actions { perform(action, for: nodeID) }
+        if Self.phase(node.lifecycle.state) != before { continuation.yield(.connection(nodeID, connection(node.lifecycle.state))) }
+    }
+
+    /// A lifecycle state without what changes while nothing happens to the connection (a live
+    /// subscription's deadline moves with every report).
+    private static func phase(_ state: NodeLifecycle.State) -> NodeLifecycle.State {
+        if case .live = state { return .live(subscriptionID: 0, maxIntervalSeconds: 0, deadline: 0) }
+        if case .subscribing(let attempt) = state { return .connecting(attempt: attempt) }
+        return state
+    }
+
+    /// What the hub is doing about `nodeID` now.
+    public func connection(of nodeID: NodeID) -> NodeConnection {
+        nodes[nodeID].map { connection($0.lifecycle.state) } ?? .stopped
+    }
+
+    private func connection(_ state: NodeLifecycle.State) -> NodeConnection {
+        switch state {
+        case .idle: .stopped
+        case .connecting(let attempt), .subscribing(let attempt): .connecting(attempt: attempt)
+        case .live: .live
+        case .waiting(let until, let attempt):
+            .retrying(at: Date().addingTimeInterval(Double(Int64(until) - Int64(now)) / 1000), attempt: attempt)
+        }
     }
 
     private func perform(_ action: NodeLifecycle.Action, for nodeID: NodeID) {

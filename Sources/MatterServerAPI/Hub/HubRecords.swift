@@ -79,9 +79,40 @@ public struct HubDevice: Hashable, Sendable {
     public var addresses: [Address]
     /// ISO 8601, UTC (`2026-12-01T12:00:00Z`).
     public var commissionedAt: String
+    /// What the hub is doing about it (absent from records that do not say).
+    public var connection: Connection?
+
+    /// "Reconnecting" told apart from "unavailable until the next try".
+    public struct Connection: Hashable, Sendable {
+        /// `live`, `connecting`, `retrying` or `stopped`.
+        public var state: String
+        /// The try in a row (`connecting`, `retrying`).
+        public var attempt: Int?
+        /// When the next try is (`retrying`; sooner when the device announces itself), ISO 8601 UTC.
+        public var retryAt: String?
+
+        public init(state: String, attempt: Int? = nil, retryAt: String? = nil) {
+            self.state = state
+            self.attempt = attempt
+            self.retryAt = retryAt
+        }
+
+        public var json: JSONValue {
+            var o = JSONObject()
+            o.append("state", .string(state))
+            if let attempt { o.append("attempt", .integer(attempt)) }
+            if let retryAt { o.append("retry_at", .string(retryAt)) }
+            return .object(o)
+        }
+
+        public init(json: JSONValue) throws(APIError) {
+            let r = try ObjectReader(json, context: "device connection")
+            self.init(state: try r.required("state"), attempt: try r.optional("attempt"), retryAt: try r.optional("retry_at"))
+        }
+    }
 
     public init(nodeID: UInt64, name: String, roomID: Int64?, room: String?, available: Bool, vendorID: UInt16,
-                productID: UInt16, addresses: [Address], commissionedAt: String) {
+                productID: UInt16, addresses: [Address], commissionedAt: String, connection: Connection? = nil) {
         self.nodeID = nodeID
         self.name = name
         self.roomID = roomID
@@ -91,13 +122,18 @@ public struct HubDevice: Hashable, Sendable {
         self.productID = productID
         self.addresses = addresses
         self.commissionedAt = commissionedAt
+        self.connection = connection
     }
 
     public var json: JSONValue {
-        .object(["node_id": .integer(nodeID), "name": .string(name), "room_id": roomID.map { .integer($0) } ?? .null,
-                 "room": room.map { .string($0) } ?? .null, "available": .bool(available), "vendor_id": .integer(vendorID),
-                 "product_id": .integer(productID), "addresses": .array(addresses.map(\.json)),
-                 "commissioned_at": .string(commissionedAt)])
+        var o = JSONObject([
+            .init(key: "node_id", value: .integer(nodeID)), .init(key: "name", value: .string(name)),
+            .init(key: "room_id", value: roomID.map { .integer($0) } ?? .null), .init(key: "room", value: room.map { .string($0) } ?? .null),
+            .init(key: "available", value: .bool(available)), .init(key: "vendor_id", value: .integer(vendorID)),
+            .init(key: "product_id", value: .integer(productID)), .init(key: "addresses", value: .array(addresses.map(\.json))),
+            .init(key: "commissioned_at", value: .string(commissionedAt))])
+        if let connection { o.append("connection", connection.json) }
+        return .object(o)
     }
 
     public init(json: JSONValue) throws(APIError) {
@@ -106,7 +142,8 @@ public struct HubDevice: Hashable, Sendable {
         for a in try r.required("addresses", [JSONValue].self) { addresses.append(try Address(json: a)) }
         self.init(nodeID: try r.required("node_id"), name: try r.required("name"), roomID: try r.optional("room_id"),
                   room: try r.optional("room"), available: try r.required("available"), vendorID: try r.required("vendor_id"),
-                  productID: try r.required("product_id"), addresses: addresses, commissionedAt: try r.required("commissioned_at"))
+                  productID: try r.required("product_id"), addresses: addresses, commissionedAt: try r.required("commissioned_at"),
+                  connection: try r.optional("connection", JSONValue.self).map { v throws(APIError) in try Connection(json: v) })
     }
 }
 
