@@ -142,8 +142,10 @@ public struct DeviceFinder: Sendable {
 }
 
 extension DeviceFinder {
-    /// How long to wait for a node's IPv6 address after its IPv4 one was resolved first.
-    public static let ipv6Grace: Duration = .milliseconds(300)
+    /// How long to wait for a node's IPv6 address after its IPv4 one was resolved first (every
+    /// Matter node has one; on a loaded host avahi's AAAA answer came more than 300 ms after the
+    /// A answer, and the node was recorded at its IPv4 address by one process, IPv6 by another).
+    public static let ipv6Grace: Duration = .seconds(1)
 
     /// Where an operational node (`_matter._tcp`) answers: its first resolved addresses, IPv6
     /// first (link-local first), or nil when it did not announce itself within `timeout`. avahi

@@ -274,6 +274,10 @@ public actor VirtualDevice {
         let now = clock.now()
         guard let next = await server.nextReportDeadline, next <= now else { return }
         for report in await server.dueReports(now: now) {
+            if faults.contains(.silentSubscriptions) {
+                await server.forgetSubscription(report.subscriptionID)
+                continue
+            }
             guard let id = report.context.sessionID,
                   let exchange = try? await manager.newExchange(on: .secure(localSessionID: id)) else { continue }
             let server = self.server

@@ -98,4 +98,8 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     case wrongNetworkCredentials = "wrong-network-credentials"
     /// With `network`: scans see nothing and ConnectNetwork fails with NetworkNotFound.
     case networkNotFound = "network-not-found"
+    /// Subscriptions die silently: the device accepts them and sends the priming report, then
+    /// forgets each one when its first report is due (no report, no keep-alive, no error), while
+    /// it keeps answering reads, writes and commands. The subscriber must notice on its own.
+    case silentSubscriptions = "silent-subscriptions"
 }

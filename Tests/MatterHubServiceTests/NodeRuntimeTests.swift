@@ -113,6 +113,44 @@ import TestSupport
         await commissioner.home.close()
     }
 
+    /// A subscription that dies silently on the device's side (`silent-subscriptions`: no report,
+    /// no keep-alive, no error, while the device keeps answering) is noticed within the max
+    /// interval plus the margin: the node goes unavailable as `lapsed` and is subscribed again.
+    @Test func aSubscriptionThatDiesSilentlyIsNoticedAndRenewed() async throws {
+        var configuration = VirtualDeviceConfiguration(passcode: 20_202_021, discriminator: 202, port: 0, advertises: false)
+        configuration.faults = [.silentSubscriptions]
+        let device = try await VirtualDevice(configuration: configuration)
+        await device.start()
+        let port = await device.port
+        let hub = try Hub(stateDirectory: NSTemporaryDirectory() + "matterhub-runtime-\(UUID().uuidString)",
+                          discovery: MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 202, port: port)])))
+        let commissioner = try await HomeMatterCommissioner(
+            hub: hub, options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
+        let nodeID = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
+        let runtime = NodeRuntime(hub: hub) { lifecycle in
+            lifecycle.maxIntervalCeiling = 1
+            lifecycle.lapseMargin = 3000
+        }
+        try await runtime.start()
+        let updates = runtime.updates
+        await runtime.add(nodeID)
+        let clock = ContinuousClock()
+        #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
+        let live = clock.now
+        #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, false) } != nil)
+        let noticed = clock.now - live
+        // The device still answers: only its subscription is gone.
+        try await commissioner.home.device(nodeID).invoke(endpoint: 1, cluster: 0x06, command: 2)
+        #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, true) } != nil, "not subscribed again")
+        await runtime.stop()
+        let reasons = try hub.store.connectivityHistory(of: nodeID).map(\.reason)
+        #expect(Array(reasons.prefix(3)) == ["subscribed", "lapsed", "subscribed"], "\(reasons)")
+        // Max interval 1 s + 3 s margin; the bound leaves room for a loaded machine.
+        #expect(noticed < .seconds(15), "noticed after \(noticed)")
+        await device.shutdown()
+        await commissioner.home.close()
+    }
+
     /// A stop returns only once the cache is in the store, also when the timer's write is still
     /// under way (here: held by another connection's write lock). Before, a stop with nothing
     /// left to write returned at once, and a hub started next on the state listed the node

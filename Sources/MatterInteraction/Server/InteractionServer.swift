@@ -208,6 +208,12 @@ public actor InteractionServer {
         pendingActivation.remove(id)
     }
 
+    /// Forgets a subscription without telling the subscriber (a device that lost its state):
+    /// what a test device does to have a subscription die silently.
+    public func forgetSubscription(_ id: UInt32) {
+        dropSubscription(id)
+    }
+
     /// The IDs of the active subscriptions.
     public var activeSubscriptionIDs: [UInt32] {
         subscriptions.keys.filter { !pendingActivation.contains($0) }.sorted()
