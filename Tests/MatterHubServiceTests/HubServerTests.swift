@@ -108,7 +108,17 @@ import MatterTLV
         let onOff = AttributePath(endpoint: 1, cluster: 6, attribute: 0)
         #expect(await eventually(10) { await first.service.nodes().first?.attributes[onOff] == .bool(true) },
                 "the On command's report did not reach the first hub's cache")
+        // A clean stop tells listeners it shuts down and never that the node went unavailable
+        // (Home Assistant keeps the state across a server restart; an unavailable would flap it).
+        let listener = try await HubTestConnection(port: try #require(first.api.webSocket.tcpPort))
+        _ = try await listener.call("start_listening", .null)
         await first.stop()
+        var heard: [JSONValue] = []
+        while let frame = try? JSONParser.parse(Array(await listener.socket.nextText().utf8)) { heard.append(frame) }
+        #expect(heard.contains { $0["event"] == .string("server_shutdown") }, "\(heard)")
+        #expect(!heard.contains { $0["event"] == .string("node_updated") && $0["data"]?["available"] == .bool(false) }, "\(heard)")
+        #expect(try first.service.hub.store.connectivityHistory(of: NodeID(nodeID)).map(\.available) == [true],
+                "a stop is not a connectivity event of the node's")
 
         let clock = ContinuousClock()
         let started = clock.now

@@ -3,20 +3,12 @@ import MatterDiscovery
 import MatterServerAPI
 import MatterTLV
 
-/// `get_thread_border_routers` (schema 12): the Thread border agents `_meshcop._udp` shows,
-/// in matterjs-server's BorderRouterEntry shape (its TXT decoded; keys in camelCase as it sends
-/// them). No credentials are needed: this is passive discovery.
+/// `get_thread_border_routers` (schema 12): the Thread border agents the hub's passive
+/// `_meshcop._udp` browse holds (``BorderRouterRegistry``), in matterjs-server's BorderRouterEntry
+/// shape (its TXT decoded; keys in camelCase as it sends them). No credentials are needed.
 extension HubService {
-    /// How long the browse behind one request lasts (avahi answers cached adverts at once).
-    static let borderRouterWindow: Duration = .seconds(2)
-
-    func threadBorderRouters() async throws(APIError) -> JSONValue {
-        let routers: [BorderRouter]
-        do { routers = try await hub.discovery.borderRouterSnapshot(within: Self.borderRouterWindow) } catch {
-            throw APIError(.unknownError, "get_thread_border_routers: \(error.message)")
-        }
-        let seen = Int64(Date().timeIntervalSince1970 * 1000)
-        return .array(routers.map { Self.entry($0, lastSeen: seen) })
+    func threadBorderRouters() async -> JSONValue {
+        .array(await borderRouters.routers.map { Self.entry($0.router, lastSeen: Int64($0.lastSeen.timeIntervalSince1970 * 1000)) })
     }
 
     static func entry(_ router: BorderRouter, lastSeen: Int64) -> JSONValue {

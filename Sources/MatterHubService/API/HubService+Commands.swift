@@ -40,7 +40,7 @@ extension HubService {
         case .getAllCredentials:
             return try await allCredentials()
         case .getThreadBorderRouters:
-            return try await threadBorderRouters()
+            return await threadBorderRouters()
         case .getFabricLabel:
             return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
         case .openCommissioningWindow(let id, let timeout, _, _, _):

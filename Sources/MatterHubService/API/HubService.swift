@@ -27,6 +27,8 @@ public final class HubService: HubBackend, Sendable {
     private let state: Mutex<State>
     /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
     let advertWatch: OperationalAdvertWatch
+    /// The Thread border agents on the network, kept for `get_thread_border_routers`.
+    let borderRouters: BorderRouterRegistry
     /// The extension commands' sessions, event sink and server details.
     let extensionState = ExtensionState()
 
@@ -73,6 +75,7 @@ public final class HubService: HubBackend, Sendable {
             throw HomeError(.fabricUnusable, "the hub's fabric has no valid root key: \(error)", underlying: error)
         }
         advertWatch = OperationalAdvertWatch(discovery: hub.discovery, compressedFabricID: cfid, runtime: self.runtime)
+        borderRouters = BorderRouterRegistry(discovery: hub.discovery)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
         let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil
         state = Mutex(State(info: ServerInfo(fabricID: fabric.fabricID.rawValue, compressedFabricID: cfid, sdkVersion: sdkVersion,
@@ -114,11 +117,13 @@ public final class HubService: HubBackend, Sendable {
         let records = (try? hub.store.nodes()) ?? []
         for record in records { await runtime.add(record.nodeID) }
         await advertWatch.start(log: log)
+        await borderRouters.start()
         log("hub: \(records.count) node\(records.count == 1 ? "" : "s") in the store")
     }
 
     public func stop() async {
         await advertWatch.stop()
+        await borderRouters.stop()
         await runtime.stop()
         await home.close()
     }
