@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "MatterCrypto", targets: ["MatterCrypto"]),
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
+        .library(name: "MatterClusters", targets: ["MatterClusters"]),
         .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
         .library(name: "MatterNetworkCredentials", targets: ["MatterNetworkCredentials"]),
     ],
@@ -46,10 +47,13 @@ let package = Package(
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),
         .target(name: "MatterSetupPayload", dependencies: ["MatterTLV"], swiftSettings: strict),
-        .target(name: "MatterInteraction", dependencies: ["MatterTLV"], swiftSettings: strict),
+        // The cluster model generated from Codegen/clusters/model.json (Codegen/clusters/generate.py):
+        // IDs, types, fields, enums and bitmaps of every cluster.
+        .target(name: "MatterClusters", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterInteraction", dependencies: ["MatterTLV", "MatterClusters"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
-        .target(name: "MatterServerAPI", dependencies: ["MatterTLV"], swiftSettings: strict),
+        .target(name: "MatterServerAPI", dependencies: ["MatterTLV", "MatterClusters"], swiftSettings: strict),
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
         .target(name: "MatterWebSocket", dependencies: ["MatterCrypto", "MatterPlatform", "CNet"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet", "MatterPlatform"],
@@ -70,13 +74,13 @@ let package = Package(
         .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),
 
         .target(name: "MatterCommissioning",
-                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
+                dependencies: ["MatterClusters", "MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterInteraction",
                                "MatterInteractionMessaging", "MatterCertificates", "MatterCrypto", "MatterTLV",
                                "MatterNetworkCredentials"],
                 swiftSettings: strict),
 
         // The public Home API and the hub's persistent store (SQLite + key files).
-        .target(name: "MatterHome", dependencies: ["CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
+        .target(name: "MatterHome", dependencies: ["MatterClusters", "CSQLite", "MatterCrypto", "MatterCertificates", "MatterCommissioning",
                                                    "MatterDiscovery", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
                                                    "MatterNetworkCredentials", "CNet",
                                                    "MatterSecureChannel", "MatterSetupPayload", "MatterTLV", "MatterTrustStore",
@@ -84,7 +88,7 @@ let package = Package(
                 swiftSettings: strict),
         // Moving a home between MatterHub and python-matter-server (import, export): reads and
         // writes the other server's storage, takes its fabric over into the store.
-        .target(name: "MatterMigration", dependencies: ["MatterHome", "MatterServerAPI", "MatterCertificates", "MatterCrypto",
+        .target(name: "MatterMigration", dependencies: ["MatterClusters", "MatterHome", "MatterServerAPI", "MatterCertificates", "MatterCrypto",
                                                         "MatterInteraction", "MatterTLV", "CZlib"],
                 swiftSettings: strict),
         // Performs one store operation per run; the store tests spawn and SIGKILL it.
@@ -96,7 +100,7 @@ let package = Package(
         // The running hub: the node runtime (per node: CASE session, subscription, attribute
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",
-                dependencies: ["MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
+                dependencies: ["MatterClusters", "MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration"],
@@ -106,14 +110,14 @@ let package = Package(
                 swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
-                dependencies: ["MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
+                dependencies: ["MatterClusters", "MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
                                "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterInteractionMessaging",
                                "MatterNetworkCredentials", "MatterPlatform"],
                 swiftSettings: strict),
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                          dependencies: ["MatterClusters", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
                                          "MatterTrustStore", "MatterPlatform", "MatterMigration"],
@@ -125,7 +129,7 @@ let package = Package(
                           path: "Fuzz/TLVFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-setup-payload", dependencies: ["MatterSetupPayload", "FuzzSupport"],
                           path: "Fuzz/SetupPayloadFuzz", swiftSettings: strict),
-        .executableTarget(name: "fuzz-interaction", dependencies: ["MatterInteraction", "MatterTLV", "FuzzSupport"],
+        .executableTarget(name: "fuzz-interaction", dependencies: ["MatterInteraction", "MatterClusters", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/IMFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-crypto", dependencies: ["MatterCrypto", "FuzzSupport"],
                           path: "Fuzz/CryptoFuzz", swiftSettings: strict),
@@ -146,7 +150,7 @@ let package = Package(
 
         .executableTarget(name: "fuzz-websocket-frame", dependencies: ["MatterWebSocket", "FuzzSupport"],
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
-        .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterTLV", "FuzzSupport"],
+        .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterClusters", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-http-response", dependencies: ["MatterTrustStore", "FuzzSupport"],
                           path: "Fuzz/HTTPResponseFuzz", swiftSettings: strict),
@@ -181,32 +185,34 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterClustersTests", dependencies: ["MatterClusters", "MatterTLV", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
-                    dependencies: ["MatterInteraction", "MatterTLV", "TestSupport"],
+                    dependencies: ["MatterClusters", "MatterInteraction", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterMigrationTests",
                     dependencies: ["MatterMigration", "MatterHome", "MatterServerAPI", "MatterCertificates", "MatterCrypto",
                                    "MatterInteraction", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterHomeTests",
-                    dependencies: ["MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport", "MatterCommissioning",
+                    dependencies: ["MatterClusters", "MatterHome", "MatterCertificates", "MatterCrypto", "TestSupport", "MatterCommissioning",
                                    "MatterDiscovery", "MatterVirtualDevice", "MatterSetupPayload",
                                    "matterhub-store-tool", "MatterHubService", "CNet"],
                     swiftSettings: strict),
         .testTarget(name: "MatterVirtualDeviceTests",
-                    dependencies: ["MatterVirtualDevice", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
+                    dependencies: ["MatterClusters", "MatterVirtualDevice", "MatterInteraction", "MatterInteractionMessaging", "MatterMessaging",
                                    "MatterSecureChannel", "MatterCertificates", "MatterCrypto", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterCommissioningTests",
-                    dependencies: ["MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
+                    dependencies: ["MatterClusters", "MatterCommissioning", "MatterVirtualDevice", "MatterCertificates", "MatterCrypto",
                                    "MatterDiscovery", "MatterMessaging", "MatterSecureChannel", "MatterSetupPayload",
                                    "MatterNetworkCredentials", "MatterInteraction", "MatterInteractionMessaging", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "MatterServerAPITests", dependencies: ["MatterServerAPI", "MatterTLV", "TestSupport"],
+        .testTarget(name: "MatterServerAPITests", dependencies: ["MatterClusters", "MatterServerAPI", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterWebSocketTests", dependencies: ["MatterWebSocket", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterHubServiceTests",
-                    dependencies: ["MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
+                    dependencies: ["MatterClusters", "MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
                                    "MatterWebSocket", "MatterSetupPayload", "TestSupport"],
                     swiftSettings: strict),

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterServerAPI
 import MatterTLV
 #if !FUZZING
@@ -20,7 +21,7 @@ func fuzzOne(_ input: [UInt8]) {
     guard let message = try? CommandMessage.parse(input) else { return }
     do {
         let command = try ServerCommand.decode(message)
-        if case .deviceCommand(let a) = command, let spec = DeviceCommandCatalog.command(cluster: a.clusterID, name: a.commandName),
+        if case .deviceCommand(let a) = command, let spec = Clusters.command(cluster: a.clusterID, name: a.commandName),
            let fields = try? spec.encodePayload(a.payload) {
             guard let back = try? spec.decodePayload(fields), (try? spec.encodePayload(back.objectValue!)) == fields else {
                 fatalError("device_command payload does not round-trip")

@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterClusters
 import MatterCrypto
 import MatterInteraction
 import MatterInteractionMessaging

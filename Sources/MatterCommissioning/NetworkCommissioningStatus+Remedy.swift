@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 
 /// What each NetworkCommissioningStatus (Matter Core 11.9.5.1) means for the user, and what

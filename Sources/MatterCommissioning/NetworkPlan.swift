@@ -39,7 +39,7 @@ struct NetworkPlan: Sendable {
     /// The plan for a device off the operational network, or nil when it is on it already.
     static func make(interfaces: NetworkInterfaces, wifi: WiFiCredentials?, thread: ThreadDataset?) throws(Unavailable) -> NetworkPlan? {
         guard !interfaces.isOnOperationalNetwork else { return nil }
-        let wifiInterface = interfaces.interface(with: .wifiNetworkInterface)
+        let wifiInterface = interfaces.interface(with: .wiFiNetworkInterface)
         let threadInterface = interfaces.interface(with: .threadNetworkInterface)
         guard wifiInterface != nil || threadInterface != nil else { return nil }
         if let i = wifiInterface, let wifi {

@@ -1,3 +1,5 @@
+import MatterClusters
+
 /// One Interaction Model message as it travels on an exchange.
 public struct IMFrame: Hashable, Sendable {
     public var opcode: IMOpcode

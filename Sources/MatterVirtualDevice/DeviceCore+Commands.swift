@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterClusters
 import MatterCrypto
 import MatterInteraction
 import MatterSecureChannel
@@ -159,7 +160,7 @@ extension DeviceCore {
         guard let fs = failSafe else { return .status(StatusIB(.failsafeRequired)) }
         guard fs.addedFabric == nil else { return .status(StatusIB(.constraintError)) }
         guard let root = fs.pendingRoot else { return nocResponse(.invalidNOC, nil, "no trusted root was added") }
-        guard let key = fs.pendingKey else { return nocResponse(.missingCSR, nil, "no CSRRequest preceded AddNOC") }
+        guard let key = fs.pendingKey else { return nocResponse(.missingCsr, nil, "no CSRRequest preceded AddNOC") }
         guard state.fabrics.count < Self.supportedFabrics, let index = freeFabricIndex() else { return nocResponse(.tableFull) }
         guard req.ipkValue.count == 16 else { return .status(StatusIB(.constraintError)) }
         let identity: OperationalIdentity
@@ -173,7 +174,7 @@ extension DeviceCore {
         } catch {
             return nocResponse(.invalidNOC, nil, "the NOC chain does not validate")
         }
-        guard identity.nodeID.isOperational else { return nocResponse(.invalidNodeOpID) }
+        guard identity.nodeID.isOperational else { return nocResponse(.invalidNodeOpId) }
         if state.fabrics.contains(where: { $0.rootPublicKey == rcac.publicKey && $0.fabricID == identity.fabricID.rawValue }) {
             return nocResponse(.fabricConflict)
         }
@@ -198,7 +199,7 @@ extension DeviceCore {
     // MARK: Administrator Commissioning (Matter Core 11.19)
 
     func administratorCommissioning(_ command: CommandID, _ fields: TLVElement?, _ c: IMSessionContext) async -> CommandOutcome {
-        let busy = CommandOutcome.status(StatusIB(.failure, clusterStatus: AC.StatusCode.busy))
+        let busy = CommandOutcome.status(StatusIB(.failure, clusterStatus: AC.StatusCode.busy.rawValue))
         switch command {
         case AC.Command.openCommissioningWindow:
             guard let req = decode(AC.OpenCommissioningWindow.self, fields) else { return Self.invalidCommand }
@@ -206,7 +207,7 @@ extension DeviceCore {
             guard (180...900).contains(req.commissioningTimeout), req.discriminator <= 0xFFF else { return Self.invalidCommand }
             guard req.pakePasscodeVerifier.count == 97, (1000...100_000).contains(req.iterations), (16...32).contains(req.salt.count),
                   let verifier = try? PASEVerifier(serialized: req.pakePasscodeVerifier) else {
-                return .status(StatusIB(.failure, clusterStatus: AC.StatusCode.pakeParameterError))
+                return .status(StatusIB(.failure, clusterStatus: AC.StatusCode.pakeParameterError.rawValue))
             }
             let admin = adminOf(c)
             await openWindow(CommissioningWindow(kind: .enhanced, verifier: verifier, salt: req.salt, iterations: req.iterations,
@@ -221,7 +222,7 @@ extension DeviceCore {
             return .status(.success)
 
         case AC.Command.revokeCommissioning:
-            guard window != nil else { return .status(StatusIB(.failure, clusterStatus: AC.StatusCode.windowNotOpen)) }
+            guard window != nil else { return .status(StatusIB(.failure, clusterStatus: AC.StatusCode.windowNotOpen.rawValue)) }
             await closeWindow()
             if failSafe != nil { await rollBack() }
             return .status(.success)

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 
@@ -71,7 +72,7 @@ struct LevelState: Codable, Sendable, Hashable {
         switch id {
         case LC.Attribute.options:
             guard let v = try? value.unsigned(as: UInt8.self) else { throw .invalidDataType }
-            guard v & ~LC.Options.all == 0 else { throw .constraintError }
+            guard v & ~LC.OptionsBitmap([.executeIfOff, .coupleColorTempToLevel]).rawValue == 0 else { throw .constraintError }
             options = v
         case LC.Attribute.onOffTransitionTime:
             guard let v = try? value.unsigned(as: UInt16.self) else { throw .invalidDataType }
@@ -119,7 +120,7 @@ extension DeviceCore {
         }
         // Options processing (the Options attribute's ExecuteIfOff): a command without On/Off does nothing while the light is
         // off unless the effective ExecuteIfOff bit is set.
-        if !withOnOff && !state.onOff && options.effective(level.options) & LC.Options.executeIfOff == 0 {
+        if !withOnOff && !state.onOff && options.effective(level.options) & LC.OptionsBitmap.executeIfOff.rawValue == 0 {
             return .status(.success)
         }
         guard let target else { return .status(.success) }  // Stop: no transition is ever in progress

@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterClusters
 import MatterCrypto
 import MatterInteraction
 import MatterMessaging
@@ -529,7 +530,7 @@ actor DeviceCore: InteractionDevice {
         case .administratorCommissioning:
             switch a {
             case 0:
-                let status: Clusters.AdministratorCommissioning.WindowStatus =
+                let status: Clusters.AdministratorCommissioning.CommissioningWindowStatusEnum =
                     window == nil ? .windowNotOpen : window?.kind == .basic ? .basicWindowOpen : .enhancedWindowOpen
                 return .unsigned(status.rawValue)
             case 1: return windowAdmin.map { .unsigned($0.fabric) } ?? .null(.anonymous)

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 
@@ -40,7 +41,7 @@ enum DeviceDataModel {
     /// Level Control with the OnOff and Lighting features, as a Dimmable Light has it.
     static let levelControl = ClusterSpec(id: .levelControl, attributes: LevelState.attributeIDs, writable: LevelState.writableIDs,
                                           accepted: LevelState.commandIDs, revision: 5,
-                                          featureMap: Clusters.LevelControl.Feature.onOff | Clusters.LevelControl.Feature.lighting)
+                                          featureMap: Clusters.LevelControl.Feature([.onOff, .lighting]).rawValue)
 
     static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
                       network: VirtualDeviceConfiguration.Network? = nil) -> [ClusterSpec] {
@@ -87,7 +88,7 @@ enum DeviceDataModel {
             // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
             ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
             ClusterSpec(id: .administratorCommissioning,
-                        attributes: [AC.Attribute.windowStatus, AC.Attribute.adminFabricIndex, AC.Attribute.adminVendorID],
+                        attributes: [AC.Attribute.windowStatus, AC.Attribute.adminFabricIndex, AC.Attribute.adminVendorId],
                         accepted: [AC.Command.openCommissioningWindow, AC.Command.openBasicCommissioningWindow,
                                    AC.Command.revokeCommissioning],
                         timed: [AC.Command.openCommissioningWindow, AC.Command.openBasicCommissioningWindow,

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterCrypto
 import MatterInteraction
 import MatterNetworkCredentials
@@ -49,7 +50,7 @@ struct SimulatedNetworkInterface: Sendable {
         networkAbsent = faults.contains(.networkNotFound)
     }
 
-    var featureMap: NC.Feature { kind == .wifi ? .wifiNetworkInterface : .threadNetworkInterface }
+    var featureMap: NC.Feature { kind == .wifi ? .wiFiNetworkInterface : .threadNetworkInterface }
     var isConnected: Bool { connectedID != nil }
     var snapshot: Snapshot { Snapshot(networks: networks, connectedID: connectedID) }
 

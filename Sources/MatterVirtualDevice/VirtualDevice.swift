@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MatterClusters
 import Synchronization
 #if canImport(Glibc)
 import Glibc

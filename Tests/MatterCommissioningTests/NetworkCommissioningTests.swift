@@ -1,4 +1,5 @@
 import Foundation
+import MatterClusters
 import MatterCommissioning
 import MatterInteractionMessaging
 import MatterMessaging
@@ -62,7 +63,7 @@ import TestSupport
         let result = try await h.commissioner.commission(h.payload, nodeID: 0x51)
         let client = InteractionClient.over(h.manager, session: result.caseSession, timeout: .seconds(10))
         func read(_ a: AttributeID) async throws -> TLVElement { try await client.readAttribute(ConcreteAttributePath(0, NC.id, a)) }
-        #expect(try await read(.featureMap).unsigned(as: UInt32.self) == NC.Feature.wifiNetworkInterface.rawValue)
+        #expect(try await read(.featureMap).unsigned(as: UInt32.self) == NC.Feature.wiFiNetworkInterface.rawValue)
         #expect(try await read(NC.Attribute.maxNetworks).unsigned(as: UInt8.self) == 1)
         #expect(try await read(NC.Attribute.scanMaxTimeSeconds).unsigned(as: UInt8.self) > 0)
         #expect(try await read(NC.Attribute.connectMaxTimeSeconds).unsigned(as: UInt8.self) > 0)

@@ -1,5 +1,6 @@
 import Foundation
 import MatterCertificates
+import MatterClusters
 import MatterCommissioning
 import MatterDiscovery
 import MatterHome

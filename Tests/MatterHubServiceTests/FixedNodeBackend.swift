@@ -1,4 +1,5 @@
 import Foundation
+import MatterClusters
 import MatterHubService
 import MatterServerAPI
 import Synchronization
@@ -38,7 +39,7 @@ final class FixedNodeBackend: HubBackend {
             return .null
         case .deviceCommand(let a):
             guard a.nodeID == Self.nodeID else { throw APIError(.nodeNotReady, "Node \(a.nodeID) is not known or not available") }
-            guard let spec = DeviceCommandCatalog.command(cluster: a.clusterID, name: a.commandName) else {
+            guard let spec = Clusters.command(cluster: a.clusterID, name: a.commandName) else {
                 throw APIError(.unknownError, "cluster \(a.clusterID) has no command \(a.commandName)")
             }
             do { _ = try spec.encodePayload(a.payload) } catch { throw APIError(.unknownError, "\(error)") }

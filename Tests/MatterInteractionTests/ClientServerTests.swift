@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 import Testing

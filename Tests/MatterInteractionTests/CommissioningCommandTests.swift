@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 import Testing
@@ -45,7 +46,7 @@ import TestSupport
         #expect(try roundTrip(OC.NOCResponse(statusCode: .ok, fabricIndex: 1)) == "15240000240101" + "18")
         #expect(try roundTrip(OC.NOCResponse(statusCode: .tableFull, debugText: "full")) == "152400052c020466756c6c18")
         #expect(OC.NodeOperationalCertStatus.invalidFabricIndex.rawValue == 11)
-        #expect(OC.NodeOperationalCertStatus.labelConflict.description == "LabelConflict")
+        #expect(OC.NodeOperationalCertStatus.labelConflict.description == "LabelConflict (10)")
         _ = try roundTrip(OC.UpdateNOC(nocValue: [1], icacValue: [2]))
         #expect(try roundTrip(OC.UpdateFabricLabel(label: "Home")) == "152c0004486f6d6518")
         #expect(try roundTrip(OC.RemoveFabric(fabricIndex: 3)) == "1524000318")

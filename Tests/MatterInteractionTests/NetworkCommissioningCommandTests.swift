@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 import Testing
@@ -62,7 +63,7 @@ import TestSupport
         #expect(NC.Status.allDefined.count == Self.statuses.count)
         let r = NC.NetworkConfigResponse(networkingStatus: NC.Status(rawValue: 0x42))
         #expect(try roundTrip(r) == "152400421" + "8")
-        #expect(r.networkingStatus.name == "NetworkCommissioningStatus 66")
+        #expect(r.networkingStatus.name == "NetworkCommissioningStatusEnum 66")
     }
 
     @Test func secretsStayOutOfDescriptions() {

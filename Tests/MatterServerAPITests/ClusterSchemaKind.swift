@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterServerAPI
 
 /// A data type in the notation of scripts/gen-cluster-schema.py (what the CHIP SDK's cluster

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterServerAPI
 import Testing
 

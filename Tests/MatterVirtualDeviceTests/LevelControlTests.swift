@@ -1,4 +1,5 @@
 import Foundation
+import MatterClusters
 import MatterInteraction
 import MatterTLV
 @testable import MatterVirtualDevice
@@ -11,7 +12,7 @@ import TestSupport
 /// and a PASE handshake, and 30 at once starved the timed messaging tests beside them.
 @Suite(.serialized) struct LevelControlTests {
     typealias LC = Clusters.LevelControl
-    static let executeIfOff = LC.OptionsOverride(mask: LC.Options.executeIfOff, override: LC.Options.executeIfOff)
+    static let executeIfOff = LC.OptionsOverride(mask: LC.OptionsBitmap.executeIfOff.rawValue, override: LC.OptionsBitmap.executeIfOff.rawValue)
 
     /// One command from a known state, and what the spec says must follow.
     struct Case: CustomTestStringConvertible, Sendable {
@@ -60,13 +61,13 @@ import TestSupport
         Case(name: "MoveToLevel while off with the override's ExecuteIfOff moves, stays off", on: false, level: 254,
              command: LC.Command.moveToLevel, fields: moveToLevel(100, executeIfOff), expectLevel: 100, expectOn: false),
         Case(name: "MoveToLevel while off with the Options attribute's ExecuteIfOff moves", on: false, level: 254,
-             options: LC.Options.executeIfOff, command: LC.Command.moveToLevel, fields: moveToLevel(100),
+             options: LC.OptionsBitmap.executeIfOff.rawValue, command: LC.Command.moveToLevel, fields: moveToLevel(100),
              expectLevel: 100, expectOn: false),
         Case(name: "the mask overrides the Options attribute's ExecuteIfOff with 0", on: false, level: 254,
-             options: LC.Options.executeIfOff, command: LC.Command.moveToLevel,
-             fields: moveToLevel(100, .init(mask: LC.Options.executeIfOff, override: 0)), expectLevel: 254, expectOn: false),
+             options: LC.OptionsBitmap.executeIfOff.rawValue, command: LC.Command.moveToLevel,
+             fields: moveToLevel(100, .init(mask: LC.OptionsBitmap.executeIfOff.rawValue, override: 0)), expectLevel: 254, expectOn: false),
         Case(name: "override bits outside the mask are ignored", on: false, level: 254, command: LC.Command.moveToLevel,
-             fields: moveToLevel(100, .init(mask: 0, override: LC.Options.executeIfOff)), expectLevel: 254, expectOn: false),
+             fields: moveToLevel(100, .init(mask: 0, override: LC.OptionsBitmap.executeIfOff.rawValue)), expectLevel: 254, expectOn: false),
         Case(name: "MoveToLevel to MinLevel while on leaves it on", on: true, level: 100,
              command: LC.Command.moveToLevel, fields: moveToLevel(1), expectLevel: 1, expectOn: true),
         Case(name: "MoveToLevel 255 is a constraint error", on: true, level: 100,
@@ -154,7 +155,7 @@ import TestSupport
         #expect(try await read(LC.Attribute.onOffTransitionTime).unsigned(as: UInt16.self) == 0)
         #expect(try await read(LC.Attribute.onLevel).isNull)
         #expect(try await read(LC.Attribute.startUpCurrentLevel).isNull)
-        #expect(try await read(.featureMap).unsigned(as: UInt32.self) == LC.Feature.onOff | LC.Feature.lighting)
+        #expect(try await read(.featureMap).unsigned(as: UInt32.self) == LC.Feature([.onOff, .lighting]).rawValue)
         #expect(try await read(.clusterRevision).unsigned(as: UInt16.self) == 5)
         #expect(try ids(try await read(.acceptedCommandList)) == Array(0...7))
         #expect(try ids(try await read(.generatedCommandList)) == [])

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterCrypto
 import MatterInteraction
 import MatterMessaging

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import MatterCertificates
+import MatterClusters
 import MatterCrypto
 import MatterDiscovery
 import MatterHome
@@ -105,8 +106,8 @@ extension HubService {
     func deviceCommand(_ a: DeviceCommandArguments) async throws(APIError) -> JSONValue {
         let id = NodeID(a.nodeID)
         try await requireReadyNode(id)
-        guard let command = DeviceCommandCatalog.command(cluster: a.clusterID, name: a.commandName) else {
-            throw APIError(.unknownError, "command \(a.commandName) of cluster \(a.clusterID) is not supported by this hub")
+        guard let command = Clusters.command(cluster: a.clusterID, name: a.commandName) else {
+            throw APIError(.unknownError, "command \(a.commandName) of cluster \(a.clusterID) is not in the cluster model (names as the CHIP SDK spells them, e.g. OnOff Toggle)")
         }
         let fields: TLVElement
         do { fields = try command.encodePayload(a.payload) } catch {

@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterClusters
 import MatterCommissioning
 import MatterHome
 import MatterInteraction

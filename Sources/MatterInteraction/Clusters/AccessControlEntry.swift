@@ -1,25 +1,12 @@
+import MatterClusters
 import MatterTLV
 
 extension Clusters.AccessControl {
     /// AccessControlEntryPrivilegeEnum.
-    public struct Privilege: RawRepresentable, Hashable, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let view = Self(rawValue: 1)
-        public static let proxyView = Self(rawValue: 2)
-        public static let operate = Self(rawValue: 3)
-        public static let manage = Self(rawValue: 4)
-        public static let administer = Self(rawValue: 5)
-    }
+    public typealias Privilege = AccessControlEntryPrivilegeEnum
 
     /// AccessControlEntryAuthModeEnum.
-    public struct AuthMode: RawRepresentable, Hashable, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let pase = Self(rawValue: 1)
-        public static let `case` = Self(rawValue: 2)
-        public static let group = Self(rawValue: 3)
-    }
+    public typealias AuthMode = AccessControlEntryAuthModeEnum
 
     /// AccessControlTargetStruct: each field null means "any".
     public struct Target: TLVCodable {

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterTLV
 
 extension Clusters.AdministratorCommissioning {

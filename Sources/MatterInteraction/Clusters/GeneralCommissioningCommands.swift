@@ -1,27 +1,12 @@
+import MatterClusters
 import MatterTLV
 
 extension Clusters.GeneralCommissioning {
     /// CommissioningErrorEnum (Matter Core 11.10.5.1).
-    public struct CommissioningError: RawRepresentable, Hashable, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let ok = Self(rawValue: 0)
-        public static let valueOutsideRange = Self(rawValue: 1)
-        public static let invalidAuthentication = Self(rawValue: 2)
-        public static let noFailSafe = Self(rawValue: 3)
-        public static let busyWithOtherAdmin = Self(rawValue: 4)
-        public static let requiredTCNotAccepted = Self(rawValue: 5)
-        public static let tcAcknowledgementsNotReceived = Self(rawValue: 6)
-    }
+    public typealias CommissioningError = CommissioningErrorEnum
 
     /// RegulatoryLocationTypeEnum.
-    public struct RegulatoryLocationType: RawRepresentable, Hashable, Sendable {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let indoor = Self(rawValue: 0)
-        public static let outdoor = Self(rawValue: 1)
-        public static let indoorOutdoor = Self(rawValue: 2)
-    }
+    public typealias RegulatoryLocationType = RegulatoryLocationTypeEnum
 
     /// The response shape shared by ArmFailSafe, SetRegulatoryConfig and CommissioningComplete.
     public struct ErrorCodeResponse<Marker: ResponseMarker>: CommandFields {

@@ -1,152 +1,112 @@
+import MatterClusters
 import MatterTLV
 
-extension Clusters {
-    /// Level Control (Matter Application Cluster 1.6): the brightness of a dimmable light.
-    /// IDs checked against connectedhomeip's `level-control-cluster.xml` and chip.clusters.
-    public enum LevelControl {
-        public static let id = ClusterID.levelControl
-        public enum Attribute {
-            public static let currentLevel: AttributeID = 0x0000
-            public static let remainingTime: AttributeID = 0x0001
-            public static let minLevel: AttributeID = 0x0002
-            public static let maxLevel: AttributeID = 0x0003
-            public static let options: AttributeID = 0x000F
-            public static let onOffTransitionTime: AttributeID = 0x0010
-            public static let onLevel: AttributeID = 0x0011
-            public static let onTransitionTime: AttributeID = 0x0012
-            public static let offTransitionTime: AttributeID = 0x0013
-            public static let defaultMoveRate: AttributeID = 0x0014
-            public static let startUpCurrentLevel: AttributeID = 0x4000
-        }
-        public enum Command {
-            public static let moveToLevel: CommandID = 0x00
-            public static let move: CommandID = 0x01
-            public static let step: CommandID = 0x02
-            public static let stop: CommandID = 0x03
-            public static let moveToLevelWithOnOff: CommandID = 0x04
-            public static let moveWithOnOff: CommandID = 0x05
-            public static let stepWithOnOff: CommandID = 0x06
-            public static let stopWithOnOff: CommandID = 0x07
-        }
-        /// FeatureMap bits (Feature).
-        public enum Feature {
-            /// OO: the cluster is coupled to On/Off on the same endpoint.
-            public static let onOff: UInt32 = 0x1
-            /// LT: lighting behaviour (MinLevel 1, RemainingTime, StartUpCurrentLevel).
-            public static let lighting: UInt32 = 0x2
-            /// FQ: frequency (not for lights).
-            public static let frequency: UInt32 = 0x4
-        }
-        /// OptionsBitmap: the Options attribute and the commands' OptionsMask/OptionsOverride.
-        public enum Options {
-            public static let executeIfOff: UInt8 = 0x1
-            public static let coupleColorTempToLevel: UInt8 = 0x2
-            public static let all: UInt8 = 0x3
-        }
-        /// MoveModeEnum and StepModeEnum.
-        public enum Direction: UInt8, Sendable {
-            case up = 0
-            case down = 1
-        }
+/// Level Control (Matter Application Cluster 1.6), the brightness of a dimmable light: its
+/// commands as typed values (IDs, enums and bitmaps are generated in MatterClusters).
+extension Clusters.LevelControl {
+    /// MoveModeEnum and StepModeEnum.
+    public enum Direction: UInt8, Sendable {
+        case up = 0
+        case down = 1
+    }
 
-        /// The two fields every command ends with: bits of the Options attribute to override for
-        /// this command, and their values.
-        public struct OptionsOverride: Sendable, Hashable {
-            public var mask: UInt8
-            public var override: UInt8
-            public init(mask: UInt8 = 0, override: UInt8 = 0) {
-                self.mask = mask
-                self.override = override
-            }
-            /// The temporary Options bitmap: each bit from `override` where `mask` has it, else
-            /// from the Options attribute.
-            public func effective(_ options: UInt8) -> UInt8 { options & ~mask | override & mask }
+    /// The two fields every command ends with: bits of the Options attribute to override for
+    /// this command, and their values.
+    public struct OptionsOverride: Sendable, Hashable {
+        public var mask: UInt8
+        public var override: UInt8
+        public init(mask: UInt8 = 0, override: UInt8 = 0) {
+            self.mask = mask
+            self.override = override
         }
+        /// The temporary Options bitmap: each bit from `override` where `mask` has it, else
+        /// from the Options attribute.
+        public func effective(_ options: UInt8) -> UInt8 { options & ~mask | override & mask }
+    }
 
-        /// MoveToLevel (0x00) and MoveToLevelWithOnOff (0x04).
-        public struct MoveToLevel: TLVCodable {
-            public var level: UInt8
-            /// Tenths of a second; nil (null) uses OnOffTransitionTime.
-            public var transitionTime: UInt16?
-            public var options: OptionsOverride
-            public init(level: UInt8, transitionTime: UInt16? = nil, options: OptionsOverride = .init()) {
-                self.level = level
-                self.transitionTime = transitionTime
-                self.options = options
-            }
-            public init(element: TLVElement) throws(InteractionError) {
-                let f = try FieldReader(element, .structure, "MoveToLevel")
-                level = try f.requiredUInt(0)
-                transitionTime = try f.nullableUInt(1)
-                options = try f.levelOptions(2, 3)
-            }
-            public func element(tag: TLVTag) -> TLVElement {
-                .structure(tag, [.unsigned(.context(0), level), transitionTime.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
-                                 .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
-            }
+    /// MoveToLevel (0x00) and MoveToLevelWithOnOff (0x04).
+    public struct MoveToLevel: TLVCodable {
+        public var level: UInt8
+        /// Tenths of a second; nil (null) uses OnOffTransitionTime.
+        public var transitionTime: UInt16?
+        public var options: OptionsOverride
+        public init(level: UInt8, transitionTime: UInt16? = nil, options: OptionsOverride = .init()) {
+            self.level = level
+            self.transitionTime = transitionTime
+            self.options = options
         }
-
-        /// Move (0x01) and MoveWithOnOff (0x05): towards MaxLevel or MinLevel at a rate.
-        public struct Move: TLVCodable {
-            /// The raw MoveModeEnum (0 up, 1 down); other values are refused by the device.
-            public var moveMode: UInt8
-            /// Units per second; nil (null) uses DefaultMoveRate or the fastest rate.
-            public var rate: UInt8?
-            public var options: OptionsOverride
-            public init(moveMode: UInt8, rate: UInt8?, options: OptionsOverride = .init()) {
-                self.moveMode = moveMode
-                self.rate = rate
-                self.options = options
-            }
-            public init(element: TLVElement) throws(InteractionError) {
-                let f = try FieldReader(element, .structure, "Move")
-                moveMode = try f.requiredUInt(0)
-                rate = try f.nullableUInt(1)
-                options = try f.levelOptions(2, 3)
-            }
-            public func element(tag: TLVTag) -> TLVElement {
-                .structure(tag, [.unsigned(.context(0), moveMode), rate.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
-                                 .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
-            }
+        public init(element: TLVElement) throws(InteractionError) {
+            let f = try FieldReader(element, .structure, "MoveToLevel")
+            level = try f.requiredUInt(0)
+            transitionTime = try f.nullableUInt(1)
+            options = try f.levelOptions(2, 3)
         }
-
-        /// Step (0x02) and StepWithOnOff (0x06): up or down by a step size.
-        public struct Step: TLVCodable {
-            /// The raw StepModeEnum (0 up, 1 down).
-            public var stepMode: UInt8
-            public var stepSize: UInt8
-            public var transitionTime: UInt16?
-            public var options: OptionsOverride
-            public init(stepMode: UInt8, stepSize: UInt8, transitionTime: UInt16? = nil, options: OptionsOverride = .init()) {
-                self.stepMode = stepMode
-                self.stepSize = stepSize
-                self.transitionTime = transitionTime
-                self.options = options
-            }
-            public init(element: TLVElement) throws(InteractionError) {
-                let f = try FieldReader(element, .structure, "Step")
-                stepMode = try f.requiredUInt(0)
-                stepSize = try f.requiredUInt(1)
-                transitionTime = try f.nullableUInt(2)
-                options = try f.levelOptions(3, 4)
-            }
-            public func element(tag: TLVTag) -> TLVElement {
-                .structure(tag, [.unsigned(.context(0), stepMode), .unsigned(.context(1), stepSize),
-                                 transitionTime.map { .unsigned(.context(2), $0) } ?? .null(.context(2)),
-                                 .unsigned(.context(3), options.mask), .unsigned(.context(4), options.override)])
-            }
+        public func element(tag: TLVTag) -> TLVElement {
+            .structure(tag, [.unsigned(.context(0), level), transitionTime.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
+                             .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
         }
+    }
 
-        /// Stop (0x03) and StopWithOnOff (0x07).
-        public struct Stop: TLVCodable {
-            public var options: OptionsOverride
-            public init(options: OptionsOverride = .init()) { self.options = options }
-            public init(element: TLVElement) throws(InteractionError) {
-                options = try FieldReader(element, .structure, "Stop").levelOptions(0, 1)
-            }
-            public func element(tag: TLVTag) -> TLVElement {
-                .structure(tag, [.unsigned(.context(0), options.mask), .unsigned(.context(1), options.override)])
-            }
+    /// Move (0x01) and MoveWithOnOff (0x05): towards MaxLevel or MinLevel at a rate.
+    public struct Move: TLVCodable {
+        /// The raw MoveModeEnum (0 up, 1 down); other values are refused by the device.
+        public var moveMode: UInt8
+        /// Units per second; nil (null) uses DefaultMoveRate or the fastest rate.
+        public var rate: UInt8?
+        public var options: OptionsOverride
+        public init(moveMode: UInt8, rate: UInt8?, options: OptionsOverride = .init()) {
+            self.moveMode = moveMode
+            self.rate = rate
+            self.options = options
+        }
+        public init(element: TLVElement) throws(InteractionError) {
+            let f = try FieldReader(element, .structure, "Move")
+            moveMode = try f.requiredUInt(0)
+            rate = try f.nullableUInt(1)
+            options = try f.levelOptions(2, 3)
+        }
+        public func element(tag: TLVTag) -> TLVElement {
+            .structure(tag, [.unsigned(.context(0), moveMode), rate.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
+                             .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
+        }
+    }
+
+    /// Step (0x02) and StepWithOnOff (0x06): up or down by a step size.
+    public struct Step: TLVCodable {
+        /// The raw StepModeEnum (0 up, 1 down).
+        public var stepMode: UInt8
+        public var stepSize: UInt8
+        public var transitionTime: UInt16?
+        public var options: OptionsOverride
+        public init(stepMode: UInt8, stepSize: UInt8, transitionTime: UInt16? = nil, options: OptionsOverride = .init()) {
+            self.stepMode = stepMode
+            self.stepSize = stepSize
+            self.transitionTime = transitionTime
+            self.options = options
+        }
+        public init(element: TLVElement) throws(InteractionError) {
+            let f = try FieldReader(element, .structure, "Step")
+            stepMode = try f.requiredUInt(0)
+            stepSize = try f.requiredUInt(1)
+            transitionTime = try f.nullableUInt(2)
+            options = try f.levelOptions(3, 4)
+        }
+        public func element(tag: TLVTag) -> TLVElement {
+            .structure(tag, [.unsigned(.context(0), stepMode), .unsigned(.context(1), stepSize),
+                             transitionTime.map { .unsigned(.context(2), $0) } ?? .null(.context(2)),
+                             .unsigned(.context(3), options.mask), .unsigned(.context(4), options.override)])
+        }
+    }
+
+    /// Stop (0x03) and StopWithOnOff (0x07).
+    public struct Stop: TLVCodable {
+        public var options: OptionsOverride
+        public init(options: OptionsOverride = .init()) { self.options = options }
+        public init(element: TLVElement) throws(InteractionError) {
+            options = try FieldReader(element, .structure, "Stop").levelOptions(0, 1)
+        }
+        public func element(tag: TLVTag) -> TLVElement {
+            .structure(tag, [.unsigned(.context(0), options.mask), .unsigned(.context(1), options.override)])
         }
     }
 }

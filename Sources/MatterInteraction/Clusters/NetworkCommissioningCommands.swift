@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterTLV
 
 /// The NetworkCommissioning cluster's commands (Matter Core 11.9.7), with the field tags of

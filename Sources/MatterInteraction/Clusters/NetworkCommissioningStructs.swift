@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterTLV
 
 /// The NetworkCommissioning cluster's structures (Matter Core 11.9.5), with the field tags of

@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterTLV
 
 extension Clusters.OperationalCredentials {
@@ -8,36 +9,7 @@ extension Clusters.OperationalCredentials {
     }
 
     /// NodeOperationalCertStatusEnum: the verdict in NOCResponse.
-    public struct NodeOperationalCertStatus: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-        public var rawValue: UInt8
-        public init(rawValue: UInt8) { self.rawValue = rawValue }
-        public static let ok = Self(rawValue: 0)
-        public static let invalidPublicKey = Self(rawValue: 1)
-        public static let invalidNodeOpID = Self(rawValue: 2)
-        public static let invalidNOC = Self(rawValue: 3)
-        public static let missingCSR = Self(rawValue: 4)
-        public static let tableFull = Self(rawValue: 5)
-        public static let invalidAdminSubject = Self(rawValue: 6)
-        public static let fabricConflict = Self(rawValue: 9)
-        public static let labelConflict = Self(rawValue: 10)
-        public static let invalidFabricIndex = Self(rawValue: 11)
-
-        public var description: String {
-            switch rawValue {
-            case 0: return "OK"
-            case 1: return "InvalidPublicKey"
-            case 2: return "InvalidNodeOpId"
-            case 3: return "InvalidNOC"
-            case 4: return "MissingCsr"
-            case 5: return "TableFull"
-            case 6: return "InvalidAdminSubject"
-            case 9: return "FabricConflict"
-            case 10: return "LabelConflict"
-            case 11: return "InvalidFabricIndex"
-            default: return "NOC status \(rawValue)"
-            }
-        }
-    }
+    public typealias NodeOperationalCertStatus = NodeOperationalCertStatusEnum
 
     /// AttestationRequest (0x00).
     public struct AttestationRequest: CommandRequest {

@@ -1,4 +1,4 @@
-/// The arguments of `device_command`. `payload` is name-keyed (``DeviceCommandCatalog``).
+/// The arguments of `device_command`. `payload` is name-keyed (the command's fields in the MatterClusters model).
 public struct DeviceCommandArguments: Hashable, Sendable {
     public var nodeID: UInt64
     public var endpointID: UInt16

@@ -1,28 +1,8 @@
+import MatterClusters
 import MatterTLV
 
-/// A cluster command as `device_command` names it: the chip Python class name, the command id,
-/// its fields (name <-> tag <-> type), the response it answers with, and whether the cluster
-/// requires a timed invoke for it.
-public struct ClusterCommand: Hashable, Sendable {
-    public var clusterID: UInt32
-    public var name: String
-    public var id: UInt32
-    public var fields: [MatterField]
-    /// The response command, nil when the device answers with a status only.
-    public var response: CommandResponse?
-    /// Whether the spec requires a timed invoke (Matter Core 8.7.2), e.g. DoorLock.LockDoor.
-    public var requiresTimedInvoke: Bool
-
-    public init(cluster: UInt32, _ name: String, id: UInt32, _ fields: [MatterField] = [], response: CommandResponse? = nil,
-                timed: Bool = false) {
-        self.clusterID = cluster
-        self.name = name
-        self.id = id
-        self.fields = fields
-        self.response = response
-        self.requiresTimedInvoke = timed
-    }
-
+/// The JSON side of a command: `device_command` payloads by field name.
+extension ClusterCommand {
     /// The command fields (an anonymous TLV structure) from a name-keyed payload
     /// (`{"level": 128, "transitionTime": null, ...}`): keys are the field names; optional fields
     /// may be absent or null; nullable fields take null; bytes are base64.
@@ -36,19 +16,8 @@ public struct ClusterCommand: Hashable, Sendable {
     }
 }
 
-/// A response command (server -> client direction in the cluster), e.g. OperationalCredentials
-/// NOCResponse or DoorLock GetUserResponse.
-public struct CommandResponse: Hashable, Sendable {
-    public var name: String
-    public var id: UInt32
-    public var fields: [MatterField]
-
-    public init(_ name: String, id: UInt32, _ fields: [MatterField]) {
-        self.name = name
-        self.id = id
-        self.fields = fields
-    }
-
+/// The JSON side of a response: what `device_command` returns.
+extension CommandResponse {
     /// The name-keyed JSON object `device_command` returns: every field by name, null when the
     /// device left an optional field out; unknown tags are skipped.
     public func decode(_ fieldsElement: TLVElement) throws(ValueCodingError) -> JSONValue {

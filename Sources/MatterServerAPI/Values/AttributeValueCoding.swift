@@ -1,3 +1,4 @@
+import MatterClusters
 import MatterTLV
 
 /// The tag-keyed attribute value encoding (ws-api.md section 5.2): the raw TLV value as JSON.
