@@ -117,7 +117,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterClusters", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                          dependencies: ["MatterClusters", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
                                          "MatterTrustStore", "MatterPlatform", "MatterMigration"],

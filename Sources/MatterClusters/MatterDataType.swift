@@ -62,9 +62,11 @@ public indirect enum MatterDataType: Hashable, Sendable {
     package var typeDescription: String {
         switch self {
         case .bool: return "a boolean"
-        case .unsigned(let b): return "an integer 0...\(b >= 64 ? UInt64.max : (UInt64(1) << UInt64(b)) - 1)"
+        case .unsigned(let b) where b >= 64: return "a non-negative integer"
+        case .unsigned(let b): return "an integer 0...\((UInt64(1) << UInt64(b)) - 1)"
+        case .signed(let b) where b >= 64: return "an integer"
         case .signed(let b):
-            let max = b >= 64 ? Int64.max : (Int64(1) << Int64(b - 1)) - 1
+            let max = (Int64(1) << Int64(b - 1)) - 1
             return "an integer \(-max - 1)...\(max)"
         case .float, .double: return "a number"
         case .string: return "a string"
@@ -90,5 +92,25 @@ public struct MatterField: Hashable, Sendable {
         self.tag = tag
         self.type = type
         self.isOptional = optional
+    }
+}
+
+extension MatterDataType {
+    /// The type as listings show it: "uint8" (an enum), "uint", "nullable<string>", "list<struct>".
+    public var shortName: String {
+        switch self {
+        case .bool: return "bool"
+        // The model's plain integers carry no width (the SDK's objects have none): 64 bits here.
+        case .unsigned(let bits): return bits >= 64 ? "uint" : "uint\(bits)"
+        case .signed(let bits): return bits >= 64 ? "int" : "int\(bits)"
+        case .float: return "single"
+        case .double: return "double"
+        case .string: return "string"
+        case .bytes: return "bytes"
+        case .list(let inner): return "list<\(inner.shortName)>"
+        case .structure: return "struct"
+        case .nullable(let inner): return "nullable<\(inner.shortName)>"
+        case .any: return "any"
+        }
     }
 }

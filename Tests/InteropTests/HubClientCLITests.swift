@@ -86,6 +86,25 @@ struct HubClientCLITests {
         let json = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         let first = try #require((json?["devices"] as? [[String: Any]])?.first, "\(list)")
         let node = HubVirtualDeviceTests.nodeHex(first)
+        // Every cluster through the generated model: a write refused before it is sent, naming the
+        // type; a command with a response printed name-keyed; timed invokes (the model marks the
+        // commissioning-window commands timed, and the device refuses them untimed).
+        let checked: [([String], Int32, String)] = [
+            (["write", node, "basicinformation", "nodelabel", "5"], 64, "NodeLabel is string: must be a string, not 5"),
+            (["write", node, "basicinformation", "nodelabel", "Desk"], 0, "OK"),
+            (["read", node, "BasicInformation", "0x5"], 0, "Desk"),
+            (["invoke", node, "generalcommissioning", "armfailsafe", #"{"expiryLengthSeconds": 0, "breadcrumb": 0}"#], 0,
+             #"{"errorCode":0,"debugText":""}"#),
+            (["invoke", node, "administratorcommissioning", "openbasiccommissioningwindow", #"{"commissioningTimeout": 180}"#], 0, "OK"),
+            (["invoke", node, "administratorcommissioning", "revokecommissioning"], 0, "OK"),
+            (["invoke", node, "administratorcommissioning", "revokecommissioning", "--timed", "0"], 1, "NeedsTimedInteraction"),
+            (["invoke", node, "levelcontrol", "movetolevel", #"{"level": "high"}"#], 64, "payload.level: must be a non-negative integer"),
+        ]
+        for (args, expectedStatus, expectedText) in checked {
+            let (s, text) = try await ctl(lab, state, args)
+            #expect(s == expectedStatus && text.contains(expectedText), "\(args): exit \(s): \(text)")
+            out.append("\(args.prefix(4).joined(separator: " ")) exit \(s): \(text)")
+        }
         for args in [["devices"], ["rooms", "list"], ["read", node, "basicinformation", "nodelabel"], ["invoke", node, "onoff", "toggle"],
                      ["read", node, "onoff", "onoff"], ["share", node, "--timeout", "180"], ["read", "0x1", "onoff", "onoff"],
                      ["unpair", node], ["devices"]] {

@@ -15,10 +15,11 @@ import Testing
                               ecosystemName: nil),
         .completeCommissioning, .cancelCommissioning,
         .read(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5),
-        .write(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")),
-        .write(nodeID: 9, endpoint: 1, cluster: 8, attribute: 17, value: .null),
+        .write(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall"), timedTimeoutMs: nil),
+        .write(nodeID: 9, endpoint: 1, cluster: 8, attribute: 17, value: .null, timedTimeoutMs: 500),
         .invoke(nodeID: 9, endpoint: 1, cluster: 8, command: 4,
-                fields: .structure([.unsigned(.context(0), UInt8(128)), .null(.context(1))])),
+                fields: .structure([.unsigned(.context(0), UInt8(128)), .null(.context(1))]), timedTimeoutMs: nil),
+        .invoke(nodeID: 9, endpoint: 0, cluster: 0x3C, command: 2, fields: .structure([]), timedTimeoutMs: 10_000),
         .share(nodeID: 9, timeoutSeconds: 900), .unpair(nodeID: 9), .discover(seconds: 30),
         .importHome(kind: .pythonMatterServer, path: "/data", fabricID: nil, confirm: nil),
         .importHome(kind: .matterjsServer, path: "/addon_configs/matter server", fabricID: 0xFFFF_FFFF_FFFF_FFFF, confirm: "00ff"),
@@ -46,8 +47,9 @@ import Testing
     @Test func writeCarriesTheValueElement() throws {
         let args: JSONValue = .object(["node_id": .int(7), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5),
                                        "tlv": .string("0c0448616c6c")])
-        #expect(try decode("matterhub/write", args) == .write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")))
-        #expect(HubCommand.write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall")).arguments["tlv"]
+        #expect(try decode("matterhub/write", args)
+                == .write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall"), timedTimeoutMs: nil))
+        #expect(HubCommand.write(nodeID: 7, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall"), timedTimeoutMs: nil).arguments["tlv"]
                 == .string("0c0448616c6c"))
     }
 
@@ -55,7 +57,7 @@ import Testing
         #expect(try decode("matterhub/share", .object(["node_id": .int(3)])) == .share(nodeID: 3, timeoutSeconds: 300))
         #expect(try decode("matterhub/discover", nil) == .discover(seconds: 3))
         #expect(try decode("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2)]))
-                == .invoke(nodeID: 1, endpoint: 1, cluster: 6, command: 2, fields: .structure([])))
+                == .invoke(nodeID: 1, endpoint: 1, cluster: 6, command: 2, fields: .structure([]), timedTimeoutMs: nil))
     }
 
     @Test(arguments: [

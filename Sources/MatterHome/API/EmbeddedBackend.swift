@@ -71,22 +71,29 @@ struct EmbeddedBackend: HomeBackend {
         }
     }
 
-    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
+               timedTimeoutMs: UInt16?) async throws(HomeError) {
         let client = try await hub.client(for: node.nodeID)
         do {
             try await client.writeAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)),
-                                            value: value)
+                                            value: value, timedTimeout: timedTimeoutMs)
         } catch {
             throw HomeError(Self.code(of: error), "writing \(cluster)/\(attribute) on \(node.name) failed: \(error)", underlying: error)
         }
     }
 
-    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError) {
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement,
+                timedTimeoutMs: UInt16?) async throws(HomeError) -> TLVElement? {
         let client = try await hub.client(for: node.nodeID)
         let path = CommandPathIB(EndpointID(endpoint), ClusterID(cluster), CommandID(command))
         do {
-            let r = try await client.invoke(commandPath: path, fields: fields)
-            if case .status(let s) = r, let e = s.error(at: .command(path)) { throw e }
+            switch try await client.invoke(commandPath: path, fields: fields, timedTimeout: timedTimeoutMs) {
+            case .status(let s):
+                if let e = s.error(at: .command(path)) { throw e }
+                return nil
+            case .response(let data):
+                return data.fields ?? .structure([])
+            }
         } catch {
             throw HomeError(Self.code(of: error), "command \(cluster)/\(command) on \(node.name) failed: \(error)", underlying: error)
         }
@@ -106,7 +113,7 @@ struct EmbeddedBackend: HomeBackend {
             throw HomeError(.deviceNotFound, "no device with node ID \(node.rawValue) in this home (see 'matterctl devices')")
         }
         try await write(record, endpoint: 0, cluster: Clusters.BasicInformation.id.rawValue,
-                        attribute: Clusters.BasicInformation.Attribute.nodeLabel.rawValue, value: .utf8(name))
+                        attribute: Clusters.BasicInformation.Attribute.nodeLabel.rawValue, value: .utf8(name), timedTimeoutMs: nil)
         do {
             try hub.store.renameNode(node, to: name)
             try hub.store.assignNode(node, to: room.id)

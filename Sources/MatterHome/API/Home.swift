@@ -239,15 +239,42 @@ public struct Device: Sendable {
         try await backend.read(record, endpoint: endpoint, cluster: cluster, attribute: attribute)
     }
 
-    /// Writes one attribute over CASE.
-    public func write(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
-        try await backend.write(record, endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
+    /// Writes one attribute over CASE; `timedTimeoutMs` makes it a timed write (Matter Core
+    /// 8.7.2), as attributes the model marks `requiresTimedWrite` need.
+    public func write(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
+                      timedTimeoutMs: UInt16? = nil) async throws(HomeError) {
+        try await backend.write(record, endpoint: endpoint, cluster: cluster, attribute: attribute, value: value,
+                                timedTimeoutMs: timedTimeoutMs)
     }
 
-    /// Invokes a command with fields over CASE; a non-success status throws.
-    public func invoke(endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement = .structure([])) async throws(HomeError) {
-        try await backend.invoke(record, endpoint: endpoint, cluster: cluster, command: command, fields: fields)
+    /// Invokes a command with fields over CASE and returns the response command's fields (nil
+    /// when the device answered with a success status); a non-success status throws.
+    /// `timedTimeoutMs` makes it a timed invoke, as commands the model marks
+    /// `requiresTimedInvoke` need.
+    @discardableResult
+    public func invoke(endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement = .structure([]),
+                       timedTimeoutMs: UInt16? = nil) async throws(HomeError) -> TLVElement? {
+        try await backend.invoke(record, endpoint: endpoint, cluster: cluster, command: command, fields: fields,
+                                 timedTimeoutMs: timedTimeoutMs)
     }
+
+    /// Reads one attribute of the generated model (`Clusters.OnOff.id`, `Clusters.OnOff.Attribute.onOff`).
+    public func read(endpoint: UInt16, _ cluster: ClusterID, _ attribute: AttributeID) async throws(HomeError) -> TLVElement {
+        try await read(endpoint: endpoint, cluster: cluster.rawValue, attribute: attribute.rawValue)
+    }
+
+    /// Invokes a command of the generated model (`Clusters.command(cluster:name:)`) with its
+    /// fields, timed when the spec requires it.
+    @discardableResult
+    public func invoke(endpoint: UInt16, _ command: ClusterCommand, fields: TLVElement = .structure([])) async throws(HomeError)
+        -> TLVElement? {
+        try await invoke(endpoint: endpoint, cluster: command.clusterID, command: command.id, fields: fields,
+                         timedTimeoutMs: command.requiresTimedInvoke ? Self.defaultTimedTimeoutMs : nil)
+    }
+
+    /// How long a timed interaction the caller did not time itself may take (chip-tool's default
+    /// is 10 s too).
+    public static let defaultTimedTimeoutMs: UInt16 = 10_000
 
     /// Writes NodeLabel (BasicInformation) on the device.
     public func writeNodeLabel(_ label: String) async throws(HomeError) {

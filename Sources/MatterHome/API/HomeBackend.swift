@@ -16,8 +16,12 @@ protocol HomeBackend: Sendable {
     func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession
 
     func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement
-    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError)
-    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError)
+    /// `timedTimeoutMs`: a timed write (Matter Core 8.7.2) that must arrive within that time.
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
+               timedTimeoutMs: UInt16?) async throws(HomeError)
+    /// The response command's fields, nil when the device answered with a success status.
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement,
+                timedTimeoutMs: UInt16?) async throws(HomeError) -> TLVElement?
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String)
     func unpair(_ node: NodeRecord) async throws(HomeError)
     /// Names a device (NodeLabel on the device, and in the home) and puts it in the room called

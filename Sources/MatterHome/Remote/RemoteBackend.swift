@@ -79,16 +79,24 @@ struct RemoteBackend: HomeBackend {
         return element
     }
 
-    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) async throws(HomeError) {
+    func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
+               timedTimeoutMs: UInt16?) async throws(HomeError) {
         _ = try await connection.call("matterhub/write", Self.nodeArgs(node, [
             "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute),
-            "tlv": .string(Base16.encode(TLVWriter.encode(value)))]))
+            "tlv": .string(Base16.encode(TLVWriter.encode(value))), "timed_timeout_ms": timedTimeoutMs.map { .integer($0) } ?? .null]))
     }
 
-    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement) async throws(HomeError) {
-        _ = try await connection.call("matterhub/invoke", Self.nodeArgs(node, [
+    func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement,
+                timedTimeoutMs: UInt16?) async throws(HomeError) -> TLVElement? {
+        let r = try await connection.call("matterhub/invoke", Self.nodeArgs(node, [
             "endpoint": .integer(endpoint), "cluster": .integer(cluster), "command": .integer(command),
-            "fields_tlv": .string(Base16.encode(TLVWriter.encode(fields)))]))
+            "fields_tlv": .string(Base16.encode(TLVWriter.encode(fields))),
+            "timed_timeout_ms": timedTimeoutMs.map { .integer($0) } ?? .null]))
+        guard let hex = r["response_tlv"]?.string else { return nil }
+        guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
+            throw RemoteRecords.malformed("command response")
+        }
+        return element
     }
 
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {

@@ -51,12 +51,14 @@ extension HubService: HubExtensionBackend {
             case .read(let id, let endpoint, let cluster, let attribute):
                 let value = try await home.device(NodeID(id)).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
                 return .object(["tlv": .string(Base16.encode(TLVWriter.encode(value)))])
-            case .write(let id, let endpoint, let cluster, let attribute, let value):
-                try await home.device(NodeID(id)).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value)
+            case .write(let id, let endpoint, let cluster, let attribute, let value, let timed):
+                try await home.device(NodeID(id)).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value,
+                                                        timedTimeoutMs: timed)
                 return .object([:])
-            case .invoke(let id, let endpoint, let cluster, let commandID, let fields):
-                try await home.device(NodeID(id)).invoke(endpoint: endpoint, cluster: cluster, command: commandID, fields: fields)
-                return .object([:])
+            case .invoke(let id, let endpoint, let cluster, let commandID, let fields, let timed):
+                let response = try await home.device(NodeID(id)).invoke(endpoint: endpoint, cluster: cluster, command: commandID,
+                                                                        fields: fields, timedTimeoutMs: timed)
+                return .object(response.map { ["response_tlv": .string(Base16.encode(TLVWriter.encode($0)))] } ?? [:])
             case .share(let id, let timeout):
                 let codes = try await home.device(NodeID(id)).share(timeoutSeconds: timeout)
                 return .object(["qr": .string(codes.qr), "manual": .string(codes.manual)])

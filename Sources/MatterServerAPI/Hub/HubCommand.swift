@@ -57,9 +57,9 @@ public enum HubCommand: Hashable, Sendable {
     case cancelCommissioning
     case read(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32)
     /// `value` is the attribute's new value element.
-    case write(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement)
-    /// `fields` is the command's fields element (a structure).
-    case invoke(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement)
+    case write(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement, timedTimeoutMs: UInt16?)
+    /// `fields` is the command's fields element (a structure); `timedTimeoutMs` makes it timed.
+    case invoke(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement, timedTimeoutMs: UInt16?)
     case share(nodeID: UInt64, timeoutSeconds: UInt16)
     case unpair(nodeID: UInt64)
     case discover(seconds: Int)
@@ -144,12 +144,13 @@ public enum HubCommand: Hashable, Sendable {
         case .write:
             return .write(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
                           cluster: try a.required("cluster"), attribute: try a.required("attribute"),
-                          value: try element(try a.required("tlv"), "tlv", name))
+                          value: try element(try a.required("tlv"), "tlv", name), timedTimeoutMs: try a.optional("timed_timeout_ms"))
         case .invoke:
             let fields = try a.optional("fields_tlv", String.self).map { hex throws(APIError) in try element(hex, "fields_tlv", name) }
                 ?? .structure([])
             return .invoke(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
-                           cluster: try a.required("cluster"), command: try a.required("command"), fields: fields)
+                           cluster: try a.required("cluster"), command: try a.required("command"), fields: fields,
+                           timedTimeoutMs: try a.optional("timed_timeout_ms"))
         case .share:
             return .share(nodeID: try a.required("node_id"), timeoutSeconds: try a.optional("timeout_seconds") ?? defaultShareTimeout)
         case .unpair: return .unpair(nodeID: try a.required("node_id"))
@@ -213,18 +214,20 @@ public enum HubCommand: Hashable, Sendable {
             put("endpoint", .integer(e))
             put("cluster", .integer(c))
             put("attribute", .integer(a))
-        case .write(let id, let e, let c, let a, let v):
+        case .write(let id, let e, let c, let a, let v, let timed):
             put("node_id", .integer(id))
             put("endpoint", .integer(e))
             put("cluster", .integer(c))
             put("attribute", .integer(a))
             put("tlv", .string(Base16.encode(TLVWriter.encode(v))))
-        case .invoke(let id, let e, let c, let cmd, let f):
+            if let timed { put("timed_timeout_ms", .integer(timed)) }
+        case .invoke(let id, let e, let c, let cmd, let f, let timed):
             put("node_id", .integer(id))
             put("endpoint", .integer(e))
             put("cluster", .integer(c))
             put("command", .integer(cmd))
             put("fields_tlv", .string(Base16.encode(TLVWriter.encode(f))))
+            if let timed { put("timed_timeout_ms", .integer(timed)) }
         case .share(let id, let t):
             put("node_id", .integer(id))
             put("timeout_seconds", .integer(t))
