@@ -110,8 +110,9 @@ final class CommissioningAttempt {
         hooks.onStep(timing)
     }
 
-    func fail(_ step: CommissioningStep, _ code: CommissioningError.Code, _ reason: String, _ hint: String) -> CommissioningError {
-        CommissioningError(step: step, device: label, code: code, reason: reason, hint: hint)
+    func fail(_ step: CommissioningStep, _ code: CommissioningError.Code, _ reason: String, _ hint: String,
+              cause: (any Error & Sendable)? = nil) -> CommissioningError {
+        CommissioningError(step: step, device: label, code: code, reason: reason, hint: hint, underlying: cause)
     }
 
     /// The client of the commissioning channel (PASE) until CommissioningComplete.
@@ -128,14 +129,38 @@ final class CommissioningAttempt {
             switch e {
             case .status:
                 throw fail(step, .deviceRefused, e.description,
-                           "The device refused the request; retry, or reset the device if it keeps failing.")
-            case .exchangeFailed:
-                throw fail(step, .noResponse, e.description, "Check that the device is still powered and on this network, and retry.")
+                           "The device refused the request; retry, or reset the device if it keeps failing.", cause: e)
+            case .exchangeFailed(let failure):
+                throw exchangeFailed(step, failure, e)
             case .malformed, .invalidValue, .unexpectedMessage:
-                throw fail(step, .protocolError, e.description, "The device answered with something unexpected; retry, or report it.")
+                throw fail(step, .protocolError, e.description, "The device answered with something unexpected; retry, or report it.",
+                           cause: e)
             }
         } catch {
             throw fail(step, .protocolError, "\(error)", "Check that the device is still reachable and retry.")
+        }
+    }
+
+    /// An exchange that failed below the Interaction Model, by its real cause.
+    func exchangeFailed(_ step: CommissioningStep, _ failure: ExchangeFailure, _ error: InteractionError) -> CommissioningError {
+        switch failure.kind {
+        case .timeout, .unreachable:
+            return fail(step, .noResponse, "the device did not answer: \(failure)",
+                        "Check that the device is still powered and on this network, and retry.", cause: error)
+        case .closedByPeer:
+            return fail(step, .sessionClosed, "the device closed the session",
+                        "The device ended commissioning (it may have been reset, or timed out its window); open its commissioning window and retry.",
+                        cause: error)
+        case .closed:
+            return fail(step, .sessionClosed, "the session to the device ended: \(failure)", "Retry.", cause: error)
+        case .network:
+            return fail(step, .networkError, "the network refused the message: \(failure)",
+                        "Check that this machine still has a route to the device (same network, interface up), and retry.", cause: error)
+        case .cancelled:
+            return fail(step, .cancelled, "cancelled", "Start again when ready.", cause: error)
+        default:
+            return fail(step, .protocolError, error.description, "The device answered with something unexpected; retry, or report it.",
+                        cause: error)
         }
     }
 

@@ -20,6 +20,10 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
         public static let discoveryUnavailable = Code(rawValue: "discovery-unavailable")
         /// The device stopped answering.
         public static let noResponse = Code(rawValue: "no-response")
+        /// The device ended the secure session (CloseSession), or it ended on this side.
+        public static let sessionClosed = Code(rawValue: "session-closed")
+        /// The network refused to carry the messages (no route to the device, port unreachable).
+        public static let networkError = Code(rawValue: "network-error")
         /// The device answered with an error status (IM status, cluster error, NOC status).
         public static let deviceRefused = Code(rawValue: "device-refused")
         /// Device attestation failed; `attestationResult` says which rule.
@@ -57,10 +61,13 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
     public var attestationResult: AttestationVerificationResult?
     /// For the network steps: the NetworkCommissioningStatus the device answered.
     public var networkStatus: Clusters.NetworkCommissioning.Status?
+    /// The lower layer's error this one was made from (an `InteractionError`, a
+    /// `SecureChannelError`...), for callers that act on more than the code.
+    public var underlying: (any Error & Sendable)?
 
     public init(step: CommissioningStep, device: String, code: Code, reason: String, hint: String,
                 attestationResult: AttestationVerificationResult? = nil,
-                networkStatus: Clusters.NetworkCommissioning.Status? = nil) {
+                networkStatus: Clusters.NetworkCommissioning.Status? = nil, underlying: (any Error & Sendable)? = nil) {
         self.step = step
         self.device = device
         self.code = code
@@ -68,6 +75,7 @@ public struct CommissioningError: Error, Sendable, CustomStringConvertible {
         self.hint = hint
         self.attestationResult = attestationResult
         self.networkStatus = networkStatus
+        self.underlying = underlying
     }
 
     /// Whether the passcode was wrong (the case tools check most often).

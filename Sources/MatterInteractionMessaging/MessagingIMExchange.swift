@@ -31,10 +31,10 @@ public final class MessagingIMExchange: IMExchange {
         do {
             reply = try await exchange.request(.interactionModel, opcode: opcode.rawValue, payload: payload, timeout: timeout)
         } catch {
-            throw InteractionError.exchangeFailed("\(error)")
+            throw InteractionError.exchangeFailed(ExchangeFailure(error))
         }
         guard reply.protocolID == .interactionModel else {
-            throw InteractionError.exchangeFailed("the peer answered on protocol \(reply.protocolID)")
+            throw InteractionError.exchangeFailed(ExchangeFailure(.other, "the peer answered on protocol \(reply.protocolID)"))
         }
         return IMFrame(IMOpcode(rawValue: reply.opcode), reply.payload)
     }
@@ -43,9 +43,31 @@ public final class MessagingIMExchange: IMExchange {
         do {
             try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
         } catch {
-            throw InteractionError.exchangeFailed("\(error)")
+            throw InteractionError.exchangeFailed(ExchangeFailure(error))
         }
     }
+}
+
+extension ExchangeFailure {
+    /// The kind of a messaging failure, keeping the error itself.
+    public init(_ error: MessagingError) {
+        let kind: Kind
+        switch error {
+        case .timeout: kind = .timeout
+        case .noAcknowledgement: kind = .unreachable
+        case .closedByPeer: kind = .closedByPeer
+        case .closed, .unknownSession: kind = .closed
+        case .cancelled: kind = .cancelled
+        case .transport: kind = .network
+        case .truncated, .unsupportedVersion, .reservedDestinationSize, .reservedSessionType, .authenticationFailed, .duplicate,
+             .tooLarge, .invalidHeader:
+            kind = .other
+        }
+        self.init(kind, error.description, underlying: error)
+    }
+
+    /// The messaging layer's error, when the exchange ran over MatterMessaging.
+    public var messagingError: MessagingError? { underlying as? MessagingError }
 }
 
 extension InteractionClient {

@@ -198,6 +198,32 @@ public final class ExchangeManager: Sendable {
 
     /// Removes a session; its exchanges fail with `closed`.
     public func removeSession(_ handle: SessionHandle) async {
+        endSession(handle, failing: .closed)
+    }
+
+    /// Tells the peer the session is over (a CloseSession status report on a new exchange, Matter
+    /// Core 4.11.1.4), then removes it. Unreliable, as the SDK sends it: the keys are gone right
+    /// after, so a retransmission could not be sealed anyway.
+    public func closeSession(_ handle: SessionHandle) async {
+        if let exchange = try? await newExchange(on: handle) {
+            try? await exchange.sendStatusReport(StatusReport(generalCode: .success, protocolID: .secureChannel,
+                                                              protocolCode: StatusReport.SecureChannelCode.closeSession),
+                                                 reliable: false)
+            await exchange.close()
+        }
+        await removeSession(handle)
+    }
+
+    /// A CloseSession status report on a secure session (Matter Core 4.11.1.4): the peer has
+    /// dropped the session's keys, so nothing more can be said on it.
+    static func isCloseSession(_ message: ReceivedMessage, on session: SessionHandle) -> Bool {
+        guard case .secure = session, message.protocolID == .secureChannel,
+              message.opcode == SecureChannelOpcode.statusReport.rawValue,
+              let report = try? StatusReport.decode(message.payload) else { return false }
+        return report.protocolID == .secureChannel && report.protocolCode == StatusReport.SecureChannelCode.closeSession
+    }
+
+    private func endSession(_ handle: SessionHandle, failing error: MessagingError) {
         let ended = core.withLock { c -> [Exchange] in
             c.sessions[handle] = nil
             var ended: [Exchange] = []
@@ -207,7 +233,7 @@ public final class ExchangeManager: Sendable {
             }
             return ended
         }
-        for e in ended { e.mailbox.fail(MessagingError.closed) }
+        for e in ended { e.mailbox.fail(error) }
     }
 
     public func secureSession(_ handle: SessionHandle) async -> SecureSessionParameters? {
@@ -330,6 +356,7 @@ public final class ExchangeManager: Sendable {
         case deliver(Exchange, ReceivedMessage)
         case unsolicited(UnsolicitedHandler, Exchange, ReceivedMessage)
         case acknowledgeDuplicate(Outgoing)
+        case closedByPeer(SessionHandle)
     }
 
     /// Handles one datagram, on the transport's reading thread (or the receive task). It
@@ -342,6 +369,7 @@ public final class ExchangeManager: Sendable {
         case .acknowledgeDuplicate(let ack):
             // Not sent from here: the reading thread must not send (see deliverDirectly).
             Task { try? await self.transmit(ack) }
+        case .closedByPeer(let session): endSession(session, failing: .closedByPeer)
         }
     }
 
@@ -382,6 +410,7 @@ public final class ExchangeManager: Sendable {
         scheduleTimer(&c)
 
         if ph.protocolID == .secureChannel && ph.opcode == SecureChannelOpcode.standaloneAck.rawValue { return .none }
+        if Self.isCloseSession(message, on: session) { return .closedByPeer(session) }
         let key = ExchangeKey(session: session, id: ph.exchangeID, localIsInitiator: !ph.isInitiator)
         if let e = c.exchanges[key] {
             return .deliver(e, message)

@@ -29,6 +29,8 @@ public enum MessagingError: Error, Hashable, Sendable {
     case noAcknowledgement(transmissions: Int)
     /// The exchange or its session was closed.
     case closed
+    /// The peer ended the secure session (a CloseSession status report, Matter Core 4.11.1.4).
+    case closedByPeer
     /// The exchange's session no longer exists.
     case unknownSession
     /// The task waiting for a message was cancelled.
@@ -63,6 +65,7 @@ extension MessagingError: CustomStringConvertible {
         case .timeout(let ms): return "no response from the peer within \(ms) ms"
         case .noAcknowledgement(let n): return "the peer did not acknowledge a message sent \(n) times"
         case .closed: return "the exchange was closed"
+        case .closedByPeer: return "the peer closed the session (CloseSession)"
         case .unknownSession: return "the session no longer exists"
         case .cancelled: return "the wait for the peer was cancelled"
         case .transport(let operation, let errno):

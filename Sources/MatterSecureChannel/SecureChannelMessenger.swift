@@ -23,7 +23,7 @@ struct SecureChannelMessenger: Sendable {
             try await exchange.send(.secureChannel, opcode: opcode.rawValue, payload: payload)
         } catch {
             switch error {
-            case .timeout, .noAcknowledgement, .closed, .unknownSession: throw .noResponse(step: step, underlying: error)
+            case .timeout, .noAcknowledgement, .closed, .closedByPeer, .unknownSession: throw .noResponse(step: step, underlying: error)
             case .cancelled: throw .cancelled(step: step)
             default: throw .internalError("\(step): \(error)")  // a local failure: no route, too large
             }

@@ -345,6 +345,12 @@ public actor VirtualDevice {
                 let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
                 guard let reply else { break }
                 if faults.contains(.dropResponses) { break }
+                if faults.contains(.closeSession) {
+                    // As the SDK does when the arming PASE session goes: the fail-safe expires too.
+                    await manager.closeSession(first.session)
+                    await core.rollBack()
+                    break
+                }
                 if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
                 do { try await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) } catch { break }
                 if responder.isFinished { break }

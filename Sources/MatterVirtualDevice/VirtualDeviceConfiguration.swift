@@ -89,6 +89,9 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     case dropResponses = "drop-responses"
     /// Every Interaction Model response is delayed by two seconds.
     case slowResponses = "slow-responses"
+    /// Interaction Model requests are answered by ending the secure session (CloseSession), as a
+    /// device does that is reset or whose commissioning window closes mid-way.
+    case closeSession = "close-session"
     /// The CASE responder signs the wrong bytes in Sigma2.
     case badSigma2Signature = "bad-sigma2-signature"
     /// The process exits (status 3) after AddNOC, when the commissioner first opens CASE to the

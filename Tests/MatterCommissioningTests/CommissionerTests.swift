@@ -1,5 +1,7 @@
 import MatterCertificates
 import MatterCommissioning
+import MatterInteraction
+import MatterInteractionMessaging
 import MatterVirtualDevice
 import Synchronization
 import Testing
@@ -40,6 +42,8 @@ import Testing
         var fault: VirtualDeviceFault
         var step: CommissioningStep
         var code: CommissioningError.Code
+        /// For a failed exchange: the cause the error must carry (a timeout is not a closed session).
+        var exchange: ExchangeFailure.Kind? = nil
         var testDescription: String { fault.rawValue }
     }
 
@@ -48,8 +52,9 @@ import Testing
         FaultCase(fault: .invalidAttestation, step: .deviceAttestation, code: .attestationFailed),
         FaultCase(fault: .cdVendorMismatch, step: .deviceAttestation, code: .attestationFailed),
         FaultCase(fault: .badSigma2Signature, step: .case, code: .caseFailed),
-        FaultCase(fault: .dropResponses, step: .readCommissioningInfo, code: .noResponse),
-        FaultCase(fault: .slowResponses, step: .readCommissioningInfo, code: .noResponse),
+        FaultCase(fault: .dropResponses, step: .readCommissioningInfo, code: .noResponse, exchange: .timeout),
+        FaultCase(fault: .slowResponses, step: .readCommissioningInfo, code: .noResponse, exchange: .timeout),
+        FaultCase(fault: .closeSession, step: .readCommissioningInfo, code: .sessionClosed, exchange: .closedByPeer),
     ])
     func faultEndsInItsStep(_ c: FaultCase) async throws {
         // The two faults that are about no answer get 1.6 s: below the slow-responses fault's 2 s,
@@ -66,6 +71,14 @@ import Testing
             #expect(error.code == c.code, "\(error)")
             #expect(!error.hint.isEmpty && error.description.contains(error.hint))
             if c.code == .attestationFailed { #expect(error.attestationResult != nil) }
+            if let kind = c.exchange {
+                guard case .exchangeFailed(let failure)? = error.underlying as? InteractionError else {
+                    Issue.record("\(c.fault.rawValue): the error does not carry the exchange failure: \(String(describing: error.underlying))")
+                    return
+                }
+                #expect(failure.kind == kind, "\(failure)")
+                #expect(failure.messagingError != nil, "the messaging layer's own error is kept")
+            }
         }
         // Disarmed on failure: the device rolled back and holds no fabric of ours.
         #expect(await !harness.device.isFailSafeArmed, "\(c.fault.rawValue): the fail-safe is still armed")

@@ -258,7 +258,7 @@ actor SubscriberSide: IMExchange {
     func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
         let (reply, report) = receiver.receive(IMFrame(opcode, payload))
         if let report { reports.append(report) }
-        guard let reply else { throw InteractionError.exchangeFailed("no reply") }
+        guard let reply else { throw InteractionError.exchangeFailed(ExchangeFailure(.closed, "no reply")) }
         return reply
     }
 

@@ -14,7 +14,7 @@ public actor LoopbackExchange: IMExchange {
         var r = responder
         let reply = await r.receive(IMFrame(opcode, payload), now: clock())
         responder = r
-        guard let reply else { throw InteractionError.exchangeFailed("the server ended the exchange without a reply") }
+        guard let reply else { throw InteractionError.exchangeFailed(ExchangeFailure(.closed, "the server ended the exchange without a reply")) }
         return reply
     }
 
