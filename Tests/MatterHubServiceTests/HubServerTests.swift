@@ -242,3 +242,49 @@ import MatterTLV
         for device in devices { await device.shutdown() }
     }
 }
+
+/// A device_command that fails gets the OHF code of its cause and the cause in the details: the
+/// node answering with a failure status is error 7 naming the status, a node that does not
+/// answer is error 4, a command the model does not know is error 8.
+@Suite(.serialized) struct DeviceCommandFailureTests {
+    @Test func failuresCarryTheirCause() async throws {
+        let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+            passcode: 20_202_021, discriminator: 407, port: 0, advertises: false))
+        await device.start()
+        let port = await device.port
+        let state = NSTemporaryDirectory() + "matterhub-failures-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var configuration = HubServer.Configuration(
+            stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
+        configuration.port = 0
+        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
+            [FixedServiceBrowser.commissionable(discriminator: 407, port: port)]))
+        let server = try await HubServer(configuration, log: { _ in })
+        try await server.start(log: { _ in })
+        defer { Task { await server.stop() } }
+        let added = try await server.service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))
+        let nodeID = try #require(added["node_id"]?.uint64)
+
+        func failure(_ endpoint: UInt16, _ cluster: UInt32, _ name: String, timeoutMs: UInt32? = nil) async -> APIError? {
+            do {
+                _ = try await server.service.handle(.deviceCommand(DeviceCommandArguments(
+                    nodeID: nodeID, endpointID: endpoint, clusterID: cluster, commandName: name, interactionTimeoutMs: timeoutMs)))
+                return nil
+            } catch { return error }
+        }
+        // The light has no door lock: the device says so, and the client reads it.
+        let unsupported = await failure(1, 0x0101, "LockDoor")
+        #expect(unsupported?.code == .sdkStackError && unsupported?.details.contains("UnsupportedCluster") == true,
+                "\(String(describing: unsupported))")
+        let noEndpoint = await failure(9, 6, "Toggle")
+        #expect(noEndpoint?.code == .sdkStackError && noEndpoint?.details.contains("UnsupportedEndpoint") == true,
+                "\(String(describing: noEndpoint))")
+        let unknown = await failure(1, 6, "Jump")
+        #expect(unknown?.code == .invalidArguments, "\(String(describing: unknown))")
+
+        await device.shutdown()
+        let silent = await failure(1, 6, "Toggle", timeoutMs: 1000)
+        #expect(silent?.code == .nodeNotResolving && silent?.details.contains("did not answer") == true,
+                "\(String(describing: silent))")
+    }
+}

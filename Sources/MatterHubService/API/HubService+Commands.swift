@@ -76,7 +76,7 @@ extension HubService {
         case .importTestNode:
             throw APIError(.invalidArguments, "import_test_node is not supported: this hub serves only real, commissioned nodes")
         case .setACLEntry, .setNodeBinding:
-            throw APIError(.unknownError, "\(command.name.rawValue) is not supported yet; write the AccessControl or Binding attribute with write_attribute")
+            throw APIError(.invalidCommand, "\(command.name.rawValue) is not supported yet; write the AccessControl or Binding attribute with write_attribute")
         }
     }
 
@@ -107,7 +107,7 @@ extension HubService {
         let id = NodeID(a.nodeID)
         try await requireReadyNode(id)
         guard let command = Clusters.command(cluster: a.clusterID, name: a.commandName) else {
-            throw APIError(.unknownError, "command \(a.commandName) of cluster \(a.clusterID) is not in the cluster model (names as the CHIP SDK spells them, e.g. OnOff Toggle)")
+            throw APIError(.invalidArguments, "command \(a.commandName) of cluster \(a.clusterID) is not in the cluster model (names as the CHIP SDK spells them, e.g. OnOff Toggle)")
         }
         let fields: TLVElement
         do { fields = try command.encodePayload(a.payload) } catch {
@@ -119,18 +119,18 @@ extension HubService {
         let path = CommandPathIB(EndpointID(a.endpointID), ClusterID(a.clusterID), CommandID(command.id))
         let result: InvokeResult
         do { result = try await client.invoke(commandPath: path, fields: fields, timedTimeout: timed) } catch {
-            throw APIError(.unknownError, "\(a.commandName) on node \(a.nodeID) failed: \(error)")
+            throw APIError.device(error, "\(a.commandName) on node \(a.nodeID)")
         }
         switch result {
         case .status(let status):
             if let error = status.error(at: .command(path)) {
-                throw APIError(.unknownError, "node \(a.nodeID) answered \(a.commandName) with \(error)")
+                throw APIError.device(error, "\(a.commandName) on node \(a.nodeID)")
             }
             return .null
         case .response(let data):
             guard let response = command.response else { return .null }
             do { return try response.decode(data.fields ?? .structure([])) } catch {
-                throw APIError(.unknownError, "node \(a.nodeID) answered \(a.commandName) with a response this hub cannot read: \(error)")
+                throw APIError.device(error, "\(a.commandName) on node \(a.nodeID)")
             }
         }
     }
@@ -144,7 +144,7 @@ extension HubService {
         }
         let reports: [AttributeReport]
         do { reports = try await client.read(paths: paths) } catch {
-            throw APIError(.unknownError, "reading from node \(id.rawValue) failed: \(error)")
+            throw APIError.device(error, "reading from node \(id.rawValue)")
         }
         var values: [ConcreteAttributePath: TLVElement] = [:]
         for report in reports {
@@ -175,7 +175,7 @@ extension HubService {
         let client = try await client(id)
         let statuses: [AttributeStatusIB]
         do { statuses = try await client.write([AttributeDataIB(path: concrete.ib, data: tlv)]) } catch {
-            throw APIError(.unknownError, "writing \(path) on node \(id.rawValue) failed: \(error)")
+            throw APIError.device(error, "writing \(path) on node \(id.rawValue)")
         }
         let status = statuses.first?.status.status.rawValue ?? 0
         if status == 0 { await runtime.merge([concrete: tlv], into: id) }
@@ -216,13 +216,13 @@ extension HubService {
         // AdministratorCommissioning's AcceptedCommandList must hold OpenCommissioningWindow (0).
         let accepted = await runtime.attributes(of: id)[ConcreteAttributePath(0, .administratorCommissioning, 0xFFF9)]
         guard case .container(_, let commands)? = accepted?.value, commands.contains(where: { $0.value == .unsigned(0) }) else {
-            throw APIError(.unknownError, "node \(id.rawValue) cannot open a commissioning window (it has no AdministratorCommissioning with OpenCommissioningWindow); share it from its own app, or reset it")
+            throw APIError(.invalidArguments, "node \(id.rawValue) cannot open a commissioning window (it has no AdministratorCommissioning with OpenCommissioningWindow); share it from its own app, or reset it")
         }
         let codes: (qr: String, manual: String)
         do {
             codes = try await home.device(id).share(timeoutSeconds: UInt16(clamping: max(timeout, 180)))
         } catch {
-            throw APIError(.unknownError, "node \(id.rawValue) did not open a commissioning window: \(error.description)")
+            throw APIError.device(error, "opening a commissioning window on node \(id.rawValue)")
         }
         let pin = (try? SetupPayload.parse(codes.manual).first?.passcode) ?? 0
         return .object(["setup_pin_code": .integer(pin), "setup_manual_code": .string(codes.manual),

@@ -6,7 +6,15 @@ extension HubAPIError {
     /// The Home API's error on the wire: its code and message verbatim, the commissioning step
     /// when there is one, and the nearest OHF code.
     init(_ error: HomeError) {
-        let code: ErrorCode = switch error.code {
+        self.init(code: ErrorCode(error.code), details: error.message, homeError: error.code.rawValue,
+                  commissioning: error.commissioningError.map(HubCommissioningFailure.init))
+    }
+}
+
+extension ErrorCode {
+    /// The nearest OHF code of a Home API error.
+    init(_ code: HomeError.Code) {
+        self = switch code {
         case .deviceNotFound: .nodeNotExists
         case .deviceUnreachable: .nodeNotResolving
         case .commissioningFailed, .invalidPayload, .commissioningSessionActive, .noCommissioningSession, .trustStoreUnavailable:
@@ -14,8 +22,6 @@ extension HubAPIError {
         case .duplicateName, .invalidName: .invalidArguments
         default: .unknownError
         }
-        self.init(code: code, details: error.message, homeError: error.code.rawValue,
-                  commissioning: error.commissioningError.map(HubCommissioningFailure.init))
     }
 }
 
