@@ -139,34 +139,80 @@ struct ClustersCommand: ParsableCommand {
     }
 }
 
-/// `matterctl read <node> <cluster> <attribute> [--endpoint E]`.
+/// `matterctl read <node> <cluster> <attribute> [--endpoint E]`, with `*` for any endpoint,
+/// cluster or attribute.
 struct ReadCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "read",
-        abstract: "Read an attribute from a commissioned device",
+        abstract: "Read attributes from a commissioned device",
         usesHubState: true,
         arguments: [
             .nodeID,
-            .init("cluster", help: "a cluster number or name (see 'matterctl clusters')"),
-            .init("attribute", help: "an attribute number or name (see 'matterctl clusters CLUSTER')"),
+            .init("cluster", help: "a cluster number or name (see 'matterctl clusters'), or * for every cluster"),
+            .init("attribute", help: "an attribute number or name (see 'matterctl clusters CLUSTER'), or * for every attribute"),
         ],
-        options: [ModelArguments.endpointOption, .flag("--json", help: "one JSON object on stdout")],
-        examples: ["matterctl read 0x1234 basicinformation vendorname", "matterctl read 0x1234 levelcontrol currentlevel --endpoint 1"])
+        options: [OptionDeclaration.value("--endpoint", "E", help: "the endpoint, or * for every one (default 0 for the root node's "
+                                          + "clusters such as BasicInformation, 1 for others, every endpoint for cluster *)"),
+                  .flag("--json", help: "one JSON object on stdout")],
+        examples: ["matterctl read 0x1234 basicinformation vendorname", "matterctl read 0x1234 levelcontrol currentlevel --endpoint 1",
+                   "matterctl read 0x1234 onoff '*' --endpoint '*'"])
 
     static func run(_ args: ParsedArguments) async throws -> Int32 {
         let node = try parseNodeID(args.positional[0])
-        let cluster = try ModelArguments.cluster(args.positional[1])
-        let attribute = try ModelArguments.attribute(args.positional[2], in: cluster)
-        let endpoint = try ModelArguments.endpoint(args, cluster: cluster.id)
+        let cluster = args.positional[1] == "*" ? nil : try ModelArguments.cluster(args.positional[1])
+        var attribute: (id: UInt32, definition: AttributeDefinition?)?
+        if args.positional[2] != "*" {
+            guard let cluster else {
+                guard let id = parseInteger(args.positional[2], as: UInt32.self) else {
+                    throw UsageError("with cluster *, the attribute is a number (a global one, e.g. 0xFFFD) or *")
+                }
+                attribute = (id, nil)
+                return try await read(args, node: node, cluster: nil, attribute: attribute)
+            }
+            attribute = try ModelArguments.attribute(args.positional[2], in: cluster)
+        }
+        return try await read(args, node: node, cluster: cluster, attribute: attribute)
+    }
+
+    static func read(_ args: ParsedArguments, node: NodeID, cluster: (id: UInt32, definition: ClusterDefinition?)?,
+                     attribute: (id: UInt32, definition: AttributeDefinition?)?) async throws -> Int32 {
+        let endpoint: UInt16?
+        if args.value("--endpoint") == "*" {
+            endpoint = nil
+        } else if let cluster {
+            endpoint = try ModelArguments.endpoint(args, cluster: cluster.id)
+        } else {
+            endpoint = try args.integer("--endpoint", as: UInt16.self)
+        }
         let home = try await HomeCommands.open(args.stateDirectory)
         defer { Task { await home.close() } }
+        let json = args.flag("--json")
         do {
-            let value = try await home.device(node).read(endpoint: endpoint, cluster: cluster.id, attribute: attribute.id)
-            Output.out(args.flag("--json") ? JSON.object([("value", jsonValue(value))]).text : textValue(value))
+            let device = try await home.device(node)
+            if let endpoint, let cluster, let attribute {
+                let value = try await device.read(endpoint: endpoint, cluster: cluster.id, attribute: attribute.id)
+                Output.out(json ? JSON.object([("value", jsonValue(value))]).text : textValue(value))
+                return 0
+            }
+            let values = try await device.read(endpoint: endpoint, cluster: cluster?.id, attribute: attribute?.id)
+            if json {
+                Output.out(JSON.object([("attributes", .array(values.map { v in
+                    .object([("endpoint", .uint(UInt64(v.endpoint))), ("cluster", .uint(UInt64(v.cluster))),
+                             ("attribute", .uint(UInt64(v.attribute))), ("name", .string(name(of: v))), ("value", jsonValue(v.value))])
+                }))]).text)
+            } else {
+                for v in values { Output.out("\(v.endpoint)/\(name(of: v)) = \(jsonValue(v.value).text)") }
+            }
         } catch {
             throw CommandFailure(error.description)
         }
         return 0
+    }
+
+    /// "OnOff/OnOff", or the numbers the model does not name ("0xFFF1FC00/0x0001").
+    static func name(of v: AttributeValue) -> String {
+        let cluster = Clusters.cluster(id: v.cluster)
+        return "\(cluster?.name ?? ModelArguments.hex(v.cluster))/\(cluster?.attribute(id: v.attribute)?.name ?? ModelArguments.hex(v.attribute))"
     }
 
     static func jsonValue(_ e: TLVElement) -> JSON {

@@ -99,6 +99,9 @@ struct HubClientCLITests {
             (["invoke", node, "administratorcommissioning", "revokecommissioning"], 0, "OK"),
             (["invoke", node, "administratorcommissioning", "revokecommissioning", "--timed", "0"], 1, "NeedsTimedInteraction"),
             (["invoke", node, "levelcontrol", "movetolevel", #"{"level": "high"}"#], 64, "payload.level: must be a non-negative integer"),
+            // Wildcards: every attribute of a cluster, one attribute of every cluster.
+            (["read", node, "onoff", "*"], 0, "1/OnOff/OnOff = "),
+            (["read", node, "*", "0xFFFD", "--endpoint", "0"], 0, "0/BasicInformation/ClusterRevision = "),
         ]
         for (args, expectedStatus, expectedText) in checked {
             let (s, text) = try await ctl(lab, state, args)

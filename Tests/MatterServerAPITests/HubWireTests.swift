@@ -15,6 +15,7 @@ import Testing
                               ecosystemName: nil),
         .completeCommissioning, .cancelCommissioning,
         .read(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5),
+        .read(nodeID: 9, endpoint: nil, cluster: 6, attribute: nil),
         .write(nodeID: 0xFFFF_FFFE_0000_0001, endpoint: 0, cluster: 40, attribute: 5, value: .utf8("Hall"), timedTimeoutMs: nil),
         .write(nodeID: 9, endpoint: 1, cluster: 8, attribute: 17, value: .null, timedTimeoutMs: 500),
         .invoke(nodeID: 9, endpoint: 1, cluster: 8, command: 4,
@@ -62,7 +63,7 @@ import Testing
 
     @Test(arguments: [
         ("matterhub/no_such", JSONValue.null, 9),
-        ("matterhub/read", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40)]), 8),
+        ("matterhub/read", .object(["node_id": .int(1), "endpoint": .int(0), "cluster": .int(40), "attribute": .string("vendorname")]), 8),
         ("matterhub/read", .object(["node_id": .string("1"), "endpoint": .int(0), "cluster": .int(40), "attribute": .int(5)]), 8),
         ("matterhub/read", .object(["node_id": .int(1), "endpoint": .int(65536), "cluster": .int(40), "attribute": .int(5)]), 8),
         ("matterhub/invoke", .object(["node_id": .int(1), "endpoint": .int(1), "cluster": .int(6), "command": .int(2),

@@ -62,12 +62,25 @@ struct EmbeddedBackend: HomeBackend {
         }
     }
 
-    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
+    func read(_ node: NodeRecord, endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?) async throws(HomeError) -> [AttributeValue] {
         let client = try await hub.client(for: node.nodeID)
+        let path = AttributePathIB(endpoint: endpoint.map { EndpointID($0) }, cluster: cluster.map { ClusterID($0) },
+                                   attribute: attribute.map { AttributeID($0) })
         do {
-            return try await client.readAttribute(ConcreteAttributePath(EndpointID(endpoint), ClusterID(cluster), AttributeID(attribute)))
+            var values: [AttributeValue] = []
+            for report in try await client.read(paths: [path]) {
+                switch report.outcome {
+                case .value(let v):
+                    guard let p = report.path.concrete else { continue }
+                    values.append(AttributeValue(endpoint: p.endpoint.rawValue, cluster: p.cluster.rawValue,
+                                                 attribute: p.attribute.rawValue, value: v))
+                case .status(let s):
+                    if path.concrete != nil, let e = s.error(at: .attribute(report.path)) { throw e }
+                }
+            }
+            return values.sorted()
         } catch {
-            throw HomeError(Self.code(of: error), "reading \(cluster)/\(attribute) from \(node.name) failed: \(error)", underlying: error)
+            throw HomeError(Self.code(of: error), "reading \(path) from \(node.name) failed: \(error)", underlying: error)
         }
     }
 

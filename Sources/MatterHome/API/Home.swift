@@ -236,6 +236,16 @@ public struct Device: Sendable {
 
     /// Reads one attribute (endpoint, cluster, attribute) over CASE.
     public func read(endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
+        let values = try await backend.read(record, endpoint: endpoint, cluster: cluster, attribute: attribute)
+        guard let value = values.first, values.count == 1 else {
+            throw HomeError(.deviceRefused, "\(name) answered \(values.count) values for \(endpoint)/\(cluster)/\(attribute)")
+        }
+        return value.value
+    }
+
+    /// Reads every attribute at a path with wildcards (nil: every endpoint, cluster or
+    /// attribute), sorted by path. Paths the device cannot serve are left out.
+    public func read(endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?) async throws(HomeError) -> [AttributeValue] {
         try await backend.read(record, endpoint: endpoint, cluster: cluster, attribute: attribute)
     }
 
@@ -294,4 +304,21 @@ public struct Device: Sendable {
     public func share(timeoutSeconds: UInt16 = 300) async throws(HomeError) -> (qr: String, manual: String) {
         try await backend.share(record, timeoutSeconds: timeoutSeconds)
     }
+}
+
+/// One attribute's value at a concrete path, as a read returns it.
+public struct AttributeValue: Hashable, Sendable, Comparable {
+    public var endpoint: UInt16
+    public var cluster: UInt32
+    public var attribute: UInt32
+    public var value: TLVElement
+
+    public init(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) {
+        self.endpoint = endpoint
+        self.cluster = cluster
+        self.attribute = attribute
+        self.value = value
+    }
+
+    public static func < (a: Self, b: Self) -> Bool { (a.endpoint, a.cluster, a.attribute) < (b.endpoint, b.cluster, b.attribute) }
 }

@@ -15,7 +15,9 @@ protocol HomeBackend: Sendable {
     /// Takes the hub's single commissioning session (across every client of the hub).
     func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession
 
-    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement
+    /// Every value at the path; nil parts are wildcards. A concrete path the device cannot serve
+    /// throws its status; a wildcard's expansion leaves such paths out.
+    func read(_ node: NodeRecord, endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?) async throws(HomeError) -> [AttributeValue]
     /// `timedTimeoutMs`: a timed write (Matter Core 8.7.2) that must arrive within that time.
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
                timedTimeoutMs: UInt16?) async throws(HomeError)

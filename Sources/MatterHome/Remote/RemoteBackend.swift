@@ -70,13 +70,21 @@ struct RemoteBackend: HomeBackend {
         return .object(o)
     }
 
-    func read(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32) async throws(HomeError) -> TLVElement {
+    func read(_ node: NodeRecord, endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?) async throws(HomeError) -> [AttributeValue] {
         let r = try await connection.call("matterhub/read", Self.nodeArgs(node, [
-            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute)]))
-        guard let hex = r["tlv"]?.string, let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
-            throw RemoteRecords.malformed("attribute value")
+            "endpoint": endpoint.map { .integer($0) } ?? .null, "cluster": cluster.map { .integer($0) } ?? .null,
+            "attribute": attribute.map { .integer($0) } ?? .null]))
+        guard let list = r["attributes"]?.array else { throw RemoteRecords.malformed("attribute values") }
+        var values: [AttributeValue] = []
+        for item in list {
+            guard let e = item["endpoint"]?.uint64, let c = item["cluster"]?.uint64, let a = item["attribute"]?.uint64,
+                  let hex = item["tlv"]?.string, let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
+                throw RemoteRecords.malformed("attribute value")
+            }
+            values.append(AttributeValue(endpoint: UInt16(truncatingIfNeeded: e), cluster: UInt32(truncatingIfNeeded: c),
+                                         attribute: UInt32(truncatingIfNeeded: a), value: element))
         }
-        return element
+        return values
     }
 
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,

@@ -49,8 +49,17 @@ extension HubService: HubExtensionBackend {
                 try await cancelCommissioning(connection: context.connectionID)
                 return .object([:])
             case .read(let id, let endpoint, let cluster, let attribute):
-                let value = try await home.device(NodeID(id)).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
-                return .object(["tlv": .string(Base16.encode(TLVWriter.encode(value)))])
+                let values = try await home.device(NodeID(id)).read(endpoint: endpoint, cluster: cluster, attribute: attribute)
+                var result = JSONObject()
+                // A concrete path's value also as "tlv" alone, as API version 1 answered it.
+                if endpoint != nil, cluster != nil, attribute != nil, let only = values.first {
+                    result.append("tlv", .string(Base16.encode(TLVWriter.encode(only.value))))
+                }
+                result.append("attributes", .array(values.map { v in
+                    .object(["endpoint": .integer(v.endpoint), "cluster": .integer(v.cluster), "attribute": .integer(v.attribute),
+                             "tlv": .string(Base16.encode(TLVWriter.encode(v.value)))])
+                }))
+                return .object(result)
             case .write(let id, let endpoint, let cluster, let attribute, let value, let timed):
                 try await home.device(NodeID(id)).write(endpoint: endpoint, cluster: cluster, attribute: attribute, value: value,
                                                         timedTimeoutMs: timed)

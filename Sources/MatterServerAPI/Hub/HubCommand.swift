@@ -55,7 +55,8 @@ public enum HubCommand: Hashable, Sendable {
                               ecosystemName: String?)
     case completeCommissioning
     case cancelCommissioning
-    case read(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32)
+    /// A nil endpoint, cluster or attribute is a wildcard (Matter Core 8.9.2.2).
+    case read(nodeID: UInt64, endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?)
     /// `value` is the attribute's new value element.
     case write(nodeID: UInt64, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement, timedTimeoutMs: UInt16?)
     /// `fields` is the command's fields element (a structure); `timedTimeoutMs` makes it timed.
@@ -139,8 +140,8 @@ public enum HubCommand: Hashable, Sendable {
         case .completeCommissioning: return .completeCommissioning
         case .cancelCommissioning: return .cancelCommissioning
         case .read:
-            return .read(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
-                         cluster: try a.required("cluster"), attribute: try a.required("attribute"))
+            return .read(nodeID: try a.required("node_id"), endpoint: try a.optional("endpoint"),
+                         cluster: try a.optional("cluster"), attribute: try a.optional("attribute"))
         case .write:
             return .write(nodeID: try a.required("node_id"), endpoint: try a.required("endpoint"),
                           cluster: try a.required("cluster"), attribute: try a.required("attribute"),
@@ -211,9 +212,9 @@ public enum HubCommand: Hashable, Sendable {
             put("ecosystem_name", e.map { .string($0) })
         case .read(let id, let e, let c, let a):
             put("node_id", .integer(id))
-            put("endpoint", .integer(e))
-            put("cluster", .integer(c))
-            put("attribute", .integer(a))
+            put("endpoint", e.map { .integer($0) })
+            put("cluster", c.map { .integer($0) })
+            put("attribute", a.map { .integer($0) })
         case .write(let id, let e, let c, let a, let v, let timed):
             put("node_id", .integer(id))
             put("endpoint", .integer(e))
