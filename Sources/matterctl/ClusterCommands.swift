@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import MatterClusters
 import MatterHome
 import MatterServerAPI
@@ -335,5 +338,98 @@ struct InvokeCommand: ParsableCommand {
         }
         Output.out(JSONWriter.string(decoded))
         return 0
+    }
+}
+
+/// `matterctl subscribe <node> <cluster> <attribute|event>`: prints each report until
+/// interrupted (or `--count` reports).
+struct SubscribeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        name: "subscribe",
+        abstract: "Print a device's reports of an attribute or event until interrupted",
+        usesHubState: true,
+        arguments: [
+            .nodeID,
+            .init("cluster", help: "a cluster number or name (see 'matterctl clusters'), or *"),
+            .init("path", help: "an attribute or event number or name (see 'matterctl clusters CLUSTER'), or *"),
+        ],
+        options: [
+            OptionDeclaration.value("--endpoint", "E", help: "the endpoint, or * (default 0 for the root node's clusters, else 1)"),
+            .flag("--event", help: "the path names an event (a name that is no attribute is taken as an event anyway)"),
+            .value("--min", "S", help: "the shortest interval between reports, in seconds (default 0; embedded only: through a "
+                   + "hub, its own subscription to the device reports)"),
+            .value("--max", "S", help: "the longest interval without a report, in seconds (default 60; embedded only)"),
+            .value("--count", "N", help: "stop after N reports (the first holds every current value)"),
+            .flag("--json", help: "one JSON object per report"),
+        ],
+        examples: ["matterctl subscribe 0x1234 onoff onoff", "matterctl subscribe 0x1234 switch '*' --event --endpoint 1"])
+
+    static func run(_ args: ParsedArguments) async throws -> Int32 {
+        let node = try parseNodeID(args.positional[0])
+        let cluster = args.positional[1] == "*" ? nil : try ModelArguments.cluster(args.positional[1])
+        let text = args.positional[2]
+        var kind: HubSubscriptionPath.Kind = args.flag("--event") ? .event : .attribute
+        var id: UInt32?
+        if text != "*" {
+            if let number = parseInteger(text, as: UInt32.self) {
+                id = number
+            } else if kind == .attribute, let a = cluster?.definition?.attribute(named: text, ignoringCase: true) {
+                id = a.id.rawValue
+            } else if let e = cluster?.definition?.event(named: text, ignoringCase: true) {
+                (kind, id) = (.event, e.id)
+            } else {
+                throw UsageError("'\(text)' is no attribute or event of \(cluster.map(ModelArguments.name) ?? "cluster *"): see "
+                                 + "'matterctl clusters \(cluster.map(ModelArguments.name) ?? "")'")
+            }
+        }
+        let endpoint: UInt16? = args.value("--endpoint") == "*" ? nil
+            : try cluster.map { try ModelArguments.endpoint(args, cluster: $0.id) } ?? args.integer("--endpoint", as: UInt16.self)
+        let count = try args.integer("--count", as: Int.self)
+        let minInterval = try args.integer("--min", as: UInt16.self) ?? 0
+        let maxInterval = try args.integer("--max", as: UInt16.self) ?? 60
+        guard minInterval <= maxInterval else { throw UsageError("--min must not exceed --max") }
+        let home = try await HomeCommands.open(args.stateDirectory)
+        defer { Task { await home.close() } }
+        let path = HubSubscriptionPath(kind, endpoint: endpoint, cluster: cluster?.id, id: id)
+        var seen = 0
+        do {
+            let device = try await home.device(node)
+            for try await report in device.subscribe(path, minInterval: minInterval, maxInterval: maxInterval) {
+                print(report, json: args.flag("--json"))
+                seen += 1
+                if let count, seen >= count { break }
+            }
+        } catch {
+            throw CommandFailure(String(describing: error))
+        }
+        return 0
+    }
+
+    static func print(_ report: SubscriptionReport, json: Bool) {
+        if json {
+            Output.out(JSONWriter.string(.object([
+                "attributes": .array(report.attributes.map { v in
+                    .object(["endpoint": .integer(v.endpoint), "cluster": .integer(v.cluster), "attribute": .integer(v.attribute),
+                             "name": .string(ReadCommand.name(of: v)), "value": (try? AttributeValueCoding.json(from: v.value)) ?? .null])
+                }),
+                "events": .array(report.events.map { e in
+                    .object(["endpoint": .integer(e.endpoint), "cluster": .integer(e.cluster), "event": .integer(e.event),
+                             "number": .integer(e.number), "name": .string(name(of: e)), "data": data(of: e)])
+                }),
+            ])))
+        } else {
+            for v in report.attributes { Output.out("\(v.endpoint)/\(ReadCommand.name(of: v)) = \(ReadCommand.jsonValue(v.value).text)") }
+            for e in report.events { Output.out("\(e.endpoint)/\(name(of: e)) #\(e.number) \(JSONWriter.string(data(of: e)))") }
+        }
+        fflush(nil)
+    }
+
+    static func name(of e: EventValue) -> String {
+        let cluster = Clusters.cluster(id: e.cluster)
+        return "\(cluster?.name ?? ModelArguments.hex(e.cluster))/\(cluster?.event(id: e.event)?.name ?? ModelArguments.hex(e.event))"
+    }
+
+    static func data(of e: EventValue) -> JSONValue {
+        e.data.map { ClusterEventCatalog.json(cluster: e.cluster, event: e.event, data: $0) } ?? .null
     }
 }

@@ -15,6 +15,7 @@ enum Matterctl {
         ClustersCommand.self,
         ReadCommand.self,
         WriteCommand.self,
+        SubscribeCommand.self,
         InvokeCommand.self,
         UnpairCommand.self,
         ShareCommand.self,

@@ -106,8 +106,9 @@ struct HubClientCLITests {
         for (args, expectedStatus, expectedText) in checked {
             let (s, text) = try await ctl(lab, state, args)
             #expect(s == expectedStatus && text.contains(expectedText), "\(args): exit \(s): \(text)")
-            out.append("\(args.prefix(4).joined(separator: " ")) exit \(s): \(text)")
+            out.append("\(args.prefix(4).map { $0 == node ? "NODE" : $0 }.joined(separator: " ")) exit \(s): \(text)")
         }
+        out.append(try await subscribeSeesAToggle(lab, state: state, node: node))
         for args in [["devices"], ["rooms", "list"], ["read", node, "basicinformation", "nodelabel"], ["invoke", node, "onoff", "toggle"],
                      ["read", node, "onoff", "onoff"], ["share", node, "--timeout", "180"], ["read", "0x1", "onoff", "onoff"],
                      ["unpair", node], ["devices"]] {
@@ -115,6 +116,21 @@ struct HubClientCLITests {
             out.append("\(args.first!) exit \(s): \(text)")
         }
         return out.map(normalized)
+    }
+
+    /// `subscribe` prints the current value, then the change another command makes.
+    static func subscribeSeesAToggle(_ lab: Lab, state: String, node: String) async throws -> String {
+        let watcher = try lab.spawn(on: hubHost, [Lab.matterctl, "subscribe", node, "onoff", "onoff", "--count", "2", "--max", "10",
+                                                  "--state", state])
+        defer { watcher.kill9() }
+        let first = await watcher.waitForLine(timeout: 30) { $0.hasPrefix("1/OnOff/OnOff = ") }
+        #expect(first != nil, "no first report: \(watcher.text)")
+        let before = first?.hasSuffix("true") == true
+        #expect(try await ctl(lab, state, ["invoke", node, "onoff", "toggle"]).0 == 0)
+        let status = await watcher.wait(timeout: 30)
+        let reports = watcher.lines.filter { $0.hasPrefix("1/OnOff/OnOff = ") }
+        #expect(status == 0 && reports == ["1/OnOff/OnOff = \(before)", "1/OnOff/OnOff = \(!before)"], "exit \(String(describing: status)): \(watcher.text)")
+        return "subscribe: " + reports.joined(separator: " | ")
     }
 
     @Test func homeCommandsGiveTheSameOutputThroughTheHubAndEmbedded() async throws {

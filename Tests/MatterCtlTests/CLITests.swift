@@ -68,6 +68,7 @@ import TestSupport
         "discover": Case(arguments: ["--timeout", "0.2"], usesHubState: false, status: -1),
         "invoke": Case(arguments: ["0x1", "onoff", "on"], usesHubState: true, status: 1),
         "clusters": Case(arguments: ["doorlock"], usesHubState: false, status: 0),
+        "subscribe": Case(arguments: ["0x1", "onoff", "onoff", "--count", "1"], usesHubState: true, status: 1),
         "write": Case(arguments: ["0x1", "basicinformation", "nodelabel", "Hall"], usesHubState: true, status: 1),
         "payload generate": Case(arguments: ["--passcode", "20202021", "--discriminator", "3840"],
                                  usesHubState: false, status: 0),

@@ -25,6 +25,8 @@ import Testing
         .importHome(kind: .pythonMatterServer, path: "/data", fabricID: nil, confirm: nil),
         .importHome(kind: .matterjsServer, path: "/addon_configs/matter server", fabricID: 0xFFFF_FFFF_FFFF_FFFF, confirm: "00ff"),
         .deviceHistory(nodeID: 0xFFFF_FFFE_0000_0001, limit: 1000),
+        .subscribe(nodeID: 9, path: HubSubscriptionPath(.attribute, endpoint: 1, cluster: 6, id: 0)),
+        .subscribe(nodeID: 9, path: HubSubscriptionPath(.event, endpoint: nil, cluster: 0x3B, id: nil)),
     ]
 
     func decode(_ name: String, _ args: JSONValue?) throws(APIError) -> HubCommand {
@@ -132,6 +134,11 @@ import Testing
         .deviceRemoved(nodeID: 0x8000_0000_0000_0000),
         .roomAdded(HubRoom(id: 4, name: "Study", structureID: 1)),
         .discovered(requestID: "m7", node: .object(["instance_name": .string("ABCD"), "long_discriminator": .int(3840)])),
+        .report(HubReport(requestID: "m8", nodeID: 0xFFFF_FFFE_0000_0001,
+                          attributes: [.init(endpoint: 1, cluster: 6, attribute: 0, value: .bool(true))],
+                          events: [.init(endpoint: 1, cluster: 0x3B, event: 1, number: 0x1_0000_0000,
+                                         data: .structure([.unsigned(.context(0), UInt8(1))])),
+                                   .init(endpoint: 0, cluster: 0x28, event: 1, number: 2, data: nil)])),
     ]
 
     @Test(arguments: events) func roundTripsThroughItsFrame(_ event: HubEvent) throws {

@@ -1,6 +1,7 @@
 import MatterCertificates
 import MatterClusters
 import MatterCommissioning
+import MatterServerAPI
 import MatterSetupPayload
 import MatterInteraction
 import MatterTLV
@@ -266,6 +267,15 @@ public struct Device: Sendable {
                        timedTimeoutMs: UInt16? = nil) async throws(HomeError) -> TLVElement? {
         try await backend.invoke(record, endpoint: endpoint, cluster: cluster, command: command, fields: fields,
                                  timedTimeoutMs: timedTimeoutMs)
+    }
+
+    /// Reports of the attributes or events at `path` (nil parts are wildcards), the first with
+    /// every current value, until the consumer stops. Embedded, this is a subscription of its own
+    /// on the device with these intervals (seconds); through a hub, the hub's own subscription
+    /// to the node (a device keeps only a few per fabric), whose intervals apply.
+    public func subscribe(_ path: HubSubscriptionPath, minInterval: UInt16 = 0,
+                          maxInterval: UInt16 = 60) -> AsyncThrowingStream<SubscriptionReport, any Error> {
+        backend.subscribe(record, path, minInterval: minInterval, maxInterval: maxInterval)
     }
 
     /// Reads one attribute of the generated model (`Clusters.OnOff.id`, `Clusters.OnOff.Attribute.onOff`).

@@ -1,4 +1,5 @@
 import MatterCommissioning
+import MatterServerAPI
 import MatterTLV
 
 /// What `Home`, `Structure`, `Device` and `HomeMatterCommissioner` run on: the hub in this
@@ -24,6 +25,10 @@ protocol HomeBackend: Sendable {
     /// The response command's fields, nil when the device answered with a success status.
     func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement,
                 timedTimeoutMs: UInt16?) async throws(HomeError) -> TLVElement?
+    /// Reports of the values or events at `path` until the stream's consumer stops (or the
+    /// device or hub goes away, which ends it with an error).
+    func subscribe(_ node: NodeRecord, _ path: HubSubscriptionPath, minInterval: UInt16,
+                   maxInterval: UInt16) -> AsyncThrowingStream<SubscriptionReport, any Error>
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String)
     func unpair(_ node: NodeRecord) async throws(HomeError)
     /// Names a device (NodeLabel on the device, and in the home) and puts it in the room called

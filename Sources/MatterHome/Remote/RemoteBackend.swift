@@ -107,6 +107,29 @@ struct RemoteBackend: HomeBackend {
         return element
     }
 
+    /// The hub's reports (`matterhub/subscribe`): the call stays open, each report an event to it.
+    func subscribe(_ node: NodeRecord, _ path: HubSubscriptionPath, minInterval: UInt16,
+                   maxInterval: UInt16) -> AsyncThrowingStream<SubscriptionReport, any Error> {
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: SubscriptionReport.self, throwing: (any Error).self)
+        let connection = self.connection
+        let task = Task {
+            do throws(HomeError) {
+                _ = try await connection.call(HubCommandName.subscribe.rawValue,
+                                              HubCommand.subscribe(nodeID: node.nodeID.rawValue, path: path).arguments,
+                                              timeout: .seconds(10 * 365 * 86_400)) { messageID, event, data in
+                    guard event == HubEvent.Name.report.rawValue, let decoded = try? HubEvent.decode(name: event, data: data),
+                          case .report(let r) = decoded, r.requestID == messageID else { return }
+                    continuation.yield(SubscriptionReport(r))
+                }
+                continuation.finish()
+            } catch {
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
         let r = try await connection.call("matterhub/share", Self.nodeArgs(node, ["timeout_seconds": .integer(timeoutSeconds)]))
         guard let qr = r["qr"]?.string, let manual = r["manual"]?.string else { throw RemoteRecords.malformed("sharing codes") }

@@ -31,6 +31,8 @@ public final class HubService: HubBackend, Sendable {
     let borderRouters: BorderRouterRegistry
     /// The extension commands' sessions, event sink and server details.
     let extensionState = ExtensionState()
+    /// `matterhub/subscribe` calls following nodes' reports.
+    let reportSubscriptions = ReportSubscriptions()
 
     struct State {
         var info: ServerInfo
@@ -122,6 +124,7 @@ public final class HubService: HubBackend, Sendable {
     }
 
     public func stop() async {
+        reportSubscriptions.endAll()
         await advertWatch.stop()
         await borderRouters.stop()
         await runtime.stop()
@@ -159,6 +162,7 @@ public final class HubService: HubBackend, Sendable {
     private func forward(_ update: NodeUpdate) async {
         switch update {
         case .attributes(let node, let values):
+            reportSubscriptions.attributes(node.rawValue, values)
             // Values that arrive while a node is unavailable (the priming report of a new
             // subscription, before it counts as live) reach clients in the node_updated that
             // follows, whole: one event instead of one per attribute (200 nodes primed from an
@@ -181,6 +185,7 @@ public final class HubService: HubBackend, Sendable {
             guard !state.withLock({ $0.announcing.contains(node) }), (try? hub.store.node(node)) != nil else { return }
             await announceDevice(node.rawValue)
         case .event(let node, let event):
+            reportSubscriptions.event(node.rawValue, event)
             // Only for nodes a client already knows (a node being added has none yet).
             guard (try? hub.store.node(node)) != nil else { return }
             let data = NodeDataBuilder.event(event, of: node)

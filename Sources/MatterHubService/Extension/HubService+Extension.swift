@@ -85,6 +85,16 @@ extension HubService: HubExtensionBackend {
                 return .array(events.map { e in
                     .object(["at": .string(NodeDataBuilder.isoTimestamp(e.at) + "Z"), "available": .bool(e.available), "reason": .string(e.reason)])
                 })
+            case .subscribe(let id, let path):
+                _ = try await home.device(NodeID(id))  // deviceNotFound for an unknown node
+                let ended = reportSubscriptions.follow(connection: context.connectionID, requestID: context.messageID, nodeID: id,
+                                                       path: path, send: context.send)
+                // The first report: every current value at the path, from the node's cache (a
+                // change meanwhile comes after it, as its own report).
+                let current = path.kind == .attribute ? ReportSubscriptions.matching(await runtime.attributes(of: NodeID(id)), path) : []
+                context.send(.report(HubReport(requestID: context.messageID, nodeID: id, attributes: current, events: [])))
+                for await _ in ended {}
+                return .object([:])
             case .discover(let seconds):
                 return .array(await discoverCommissionable(for: seconds) { node in
                     context.send(.discovered(requestID: context.messageID, node: node))
@@ -96,6 +106,7 @@ extension HubService: HubExtensionBackend {
     }
 
     public func connectionClosed(_ connectionID: UInt64) async {
+        reportSubscriptions.end(connection: connectionID)
         if let structure = extensionState.releaseSession(of: connectionID) {
             try? await structure.cancelMatterCommissioning()
         }

@@ -23,6 +23,7 @@ public enum HubCommandName: String, Hashable, Sendable, CaseIterable {
     case discover = "matterhub/discover"
     case importHome = "matterhub/import"
     case deviceHistory = "matterhub/device_history"
+    case subscribe = "matterhub/subscribe"
 
     /// Every extension command and event name starts with this.
     public static let prefix = "matterhub/"
@@ -69,6 +70,10 @@ public enum HubCommand: Hashable, Sendable {
     case importHome(kind: ImportSourceKind, path: String, fabricID: UInt64?, confirm: String?)
     /// The node's connectivity history, newest first, at most `limit` events.
     case deviceHistory(nodeID: UInt64, limit: Int)
+    /// Reports (`matterhub/report`) of the node's values and events at `path` to this connection
+    /// until it closes: the hub's own subscription to the node, shared (a device keeps only a
+    /// few subscriptions per fabric).
+    case subscribe(nodeID: UInt64, path: HubSubscriptionPath)
 
     /// The version of the namespace this module speaks.
     public static let apiVersion = 1
@@ -98,6 +103,7 @@ public enum HubCommand: Hashable, Sendable {
         case .discover: .discover
         case .importHome: .importHome
         case .deviceHistory: .deviceHistory
+        case .subscribe: .subscribe
         }
     }
 
@@ -176,13 +182,25 @@ public enum HubCommand: Hashable, Sendable {
             let limit: Int = try a.optional("limit") ?? defaultHistoryLimit
             guard (1...1000).contains(limit) else { throw .invalidArguments("\(name.rawValue): argument 'limit' must be 1...1000") }
             return .deviceHistory(nodeID: try a.required("node_id"), limit: limit)
+        case .subscribe:
+            let kind: String = try a.optional("kind") ?? HubSubscriptionPath.Kind.attribute.rawValue
+            guard let k = HubSubscriptionPath.Kind(rawValue: kind) else {
+                throw .invalidArguments("\(name.rawValue): argument 'kind' must be 'attribute' or 'event'")
+            }
+            return .subscribe(nodeID: try a.required("node_id"),
+                              path: HubSubscriptionPath(k, endpoint: try a.optional("endpoint"), cluster: try a.optional("cluster"),
+                                                        id: try a.optional("id")))
         }
     }
 
     /// One TLV element from the hex of argument `key`.
     static func element(_ hex: String, _ key: String, _ name: HubCommandName) throws(APIError) -> TLVElement {
+        try element(hex, key, name.rawValue)
+    }
+
+    static func element(_ hex: String, _ key: String, _ context: String) throws(APIError) -> TLVElement {
         guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
-            throw .invalidArguments("\(name.rawValue): argument '\(key)' must be the hex of one TLV element")
+            throw .invalidArguments("\(context): argument '\(key)' must be the hex of one TLV element")
         }
         return element
     }
@@ -242,6 +260,12 @@ public enum HubCommand: Hashable, Sendable {
         case .deviceHistory(let id, let limit):
             put("node_id", .integer(id))
             put("limit", .integer(limit))
+        case .subscribe(let id, let path):
+            put("node_id", .integer(id))
+            put("kind", .string(path.kind.rawValue))
+            put("endpoint", path.endpoint.map { .integer($0) })
+            put("cluster", path.cluster.map { .integer($0) })
+            put("id", path.id.map { .integer($0) })
         }
         return .object(o)
     }

@@ -17,6 +17,8 @@ public enum HubEvent: Hashable, Sendable {
     /// To the connection that sent `matterhub/discover` (`requestID` is its message id); `node`
     /// is the OHF `discover` result shape (CommissionableNodeData).
     case discovered(requestID: String, node: JSONValue)
+    /// To the connection that sent `matterhub/subscribe` (`requestID` is its message id).
+    case report(HubReport)
 
     public enum Name: String, Hashable, Sendable, CaseIterable {
         case commissioningStarted = "matterhub/commissioning_started"
@@ -26,6 +28,7 @@ public enum HubEvent: Hashable, Sendable {
         case deviceRemoved = "matterhub/device_removed"
         case roomAdded = "matterhub/room_added"
         case discovered = "matterhub/discovered"
+        case report = "matterhub/report"
     }
 
     public var name: Name {
@@ -37,6 +40,7 @@ public enum HubEvent: Hashable, Sendable {
         case .deviceRemoved: .deviceRemoved
         case .roomAdded: .roomAdded
         case .discovered: .discovered
+        case .report: .report
         }
     }
 
@@ -51,6 +55,7 @@ public enum HubEvent: Hashable, Sendable {
         case .deviceRemoved(let id): return .object(["node_id": .integer(id)])
         case .roomAdded(let r): return r.json
         case .discovered(let id, let node): return .object(["request_id": .string(id), "node": node])
+        case .report(let r): return r.json
         }
     }
 
@@ -73,6 +78,7 @@ public enum HubEvent: Hashable, Sendable {
         case .deviceRemoved: return .deviceRemoved(nodeID: try r.required("node_id"))
         case .roomAdded: return .roomAdded(try HubRoom(json: data))
         case .discovered: return .discovered(requestID: try r.required("request_id"), node: try r.required("node"))
+        case .report: return .report(try HubReport(json: data))
         }
     }
 }
