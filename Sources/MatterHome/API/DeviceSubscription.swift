@@ -27,26 +27,8 @@ public struct SubscriptionReport: Hashable, Sendable {
     }
 
     init(_ report: HubReport) {
-        attributes = report.attributes.map { AttributeValue(endpoint: $0.endpoint, cluster: $0.cluster, attribute: $0.attribute, value: $0.value) }
-        events = report.events.map { EventValue(endpoint: $0.endpoint, cluster: $0.cluster, event: $0.event, number: $0.number, data: $0.data) }
-    }
-}
-
-/// One event a device reported.
-public struct EventValue: Hashable, Sendable {
-    public var endpoint: UInt16
-    public var cluster: UInt32
-    public var event: UInt32
-    /// The device's event number (it only grows).
-    public var number: UInt64
-    public var data: TLVElement?
-
-    public init(endpoint: UInt16, cluster: UInt32, event: UInt32, number: UInt64, data: TLVElement?) {
-        self.endpoint = endpoint
-        self.cluster = cluster
-        self.event = event
-        self.number = number
-        self.data = data
+        attributes = report.attributes
+        events = report.events
     }
 }
 

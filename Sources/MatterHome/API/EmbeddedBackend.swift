@@ -2,6 +2,7 @@ import MatterCertificates
 import MatterClusters
 import MatterCommissioning
 import MatterInteraction
+import MatterServerAPI
 import MatterTLV
 
 /// The Home API in this process: the store, the fabric and the sessions of a `Hub`.

@@ -315,20 +315,3 @@ public struct Device: Sendable {
         try await backend.share(record, timeoutSeconds: timeoutSeconds)
     }
 }
-
-/// One attribute's value at a concrete path, as a read returns it.
-public struct AttributeValue: Hashable, Sendable, Comparable {
-    public var endpoint: UInt16
-    public var cluster: UInt32
-    public var attribute: UInt32
-    public var value: TLVElement
-
-    public init(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) {
-        self.endpoint = endpoint
-        self.cluster = cluster
-        self.attribute = attribute
-        self.value = value
-    }
-
-    public static func < (a: Self, b: Self) -> Bool { (a.endpoint, a.cluster, a.attribute) < (b.endpoint, b.cluster, b.attribute) }
-}

@@ -56,16 +56,16 @@ final class ReportSubscriptions: Sendable {
         guard let endpoint = event.path.endpoint, let cluster = event.path.cluster, let id = event.path.event else { return }
         for f in followers.withLock({ $0 }) where f.nodeID == nodeID && f.path.kind == .event
             && f.path.matches(endpoint: endpoint.rawValue, cluster: cluster.rawValue, id: id.rawValue) {
-            let e = HubReport.Event(endpoint: endpoint.rawValue, cluster: cluster.rawValue, event: id.rawValue,
+            let e = EventValue(endpoint: endpoint.rawValue, cluster: cluster.rawValue, event: id.rawValue,
                                     number: event.eventNumber, data: event.data)
             f.send(.report(HubReport(requestID: f.requestID, nodeID: nodeID, attributes: [], events: [e])))
         }
     }
 
-    static func matching(_ values: [ConcreteAttributePath: TLVElement], _ path: HubSubscriptionPath) -> [HubReport.Attribute] {
+    static func matching(_ values: [ConcreteAttributePath: TLVElement], _ path: HubSubscriptionPath) -> [AttributeValue] {
         values.sorted { $0.key < $1.key }.compactMap { p, v in
             path.matches(endpoint: p.endpoint.rawValue, cluster: p.cluster.rawValue, id: p.attribute.rawValue)
-                ? HubReport.Attribute(endpoint: p.endpoint.rawValue, cluster: p.cluster.rawValue, attribute: p.attribute.rawValue, value: v)
+                ? AttributeValue(endpoint: p.endpoint.rawValue, cluster: p.cluster.rawValue, attribute: p.attribute.rawValue, value: v)
                 : nil
         }
     }

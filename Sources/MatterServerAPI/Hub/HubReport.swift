@@ -22,46 +22,51 @@ public struct HubSubscriptionPath: Hashable, Sendable {
     }
 }
 
+/// One attribute's value at a concrete path.
+public struct AttributeValue: Hashable, Sendable, Comparable {
+    public var endpoint: UInt16
+    public var cluster: UInt32
+    public var attribute: UInt32
+    public var value: TLVElement
+
+    public init(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) {
+        self.endpoint = endpoint
+        self.cluster = cluster
+        self.attribute = attribute
+        self.value = value
+    }
+
+    public static func < (a: Self, b: Self) -> Bool { (a.endpoint, a.cluster, a.attribute) < (b.endpoint, b.cluster, b.attribute) }
+}
+
+/// One event a device reported.
+public struct EventValue: Hashable, Sendable {
+    public var endpoint: UInt16
+    public var cluster: UInt32
+    public var event: UInt32
+    /// The device's event number (it only grows).
+    public var number: UInt64
+    /// The event's data; nil when it has none.
+    public var data: TLVElement?
+
+    public init(endpoint: UInt16, cluster: UInt32, event: UInt32, number: UInt64, data: TLVElement?) {
+        self.endpoint = endpoint
+        self.cluster = cluster
+        self.event = event
+        self.number = number
+        self.data = data
+    }
+}
+
 /// One `matterhub/report` to the connection that sent `matterhub/subscribe`: the values that
 /// changed and the events that happened at its path (the first: every current value).
 public struct HubReport: Hashable, Sendable {
-    public struct Attribute: Hashable, Sendable {
-        public var endpoint: UInt16
-        public var cluster: UInt32
-        public var attribute: UInt32
-        public var value: TLVElement
-
-        public init(endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement) {
-            self.endpoint = endpoint
-            self.cluster = cluster
-            self.attribute = attribute
-            self.value = value
-        }
-    }
-
-    public struct Event: Hashable, Sendable {
-        public var endpoint: UInt16
-        public var cluster: UInt32
-        public var event: UInt32
-        public var number: UInt64
-        /// The event's data; nil when it has none.
-        public var data: TLVElement?
-
-        public init(endpoint: UInt16, cluster: UInt32, event: UInt32, number: UInt64, data: TLVElement?) {
-            self.endpoint = endpoint
-            self.cluster = cluster
-            self.event = event
-            self.number = number
-            self.data = data
-        }
-    }
-
     public var requestID: String
     public var nodeID: UInt64
-    public var attributes: [Attribute]
-    public var events: [Event]
+    public var attributes: [AttributeValue]
+    public var events: [EventValue]
 
-    public init(requestID: String, nodeID: UInt64, attributes: [Attribute], events: [Event]) {
+    public init(requestID: String, nodeID: UInt64, attributes: [AttributeValue], events: [EventValue]) {
         self.requestID = requestID
         self.nodeID = nodeID
         self.attributes = attributes
@@ -90,7 +95,7 @@ public struct HubReport: Hashable, Sendable {
         attributes = []
         for item in try r.required("attributes", [JSONValue].self) {
             let a = try ObjectReader(item, context: context)
-            attributes.append(Attribute(endpoint: try a.required("endpoint"), cluster: try a.required("cluster"),
+            attributes.append(AttributeValue(endpoint: try a.required("endpoint"), cluster: try a.required("cluster"),
                                         attribute: try a.required("attribute"),
                                         value: try HubCommand.element(try a.required("tlv"), "tlv", context)))
         }
@@ -98,7 +103,7 @@ public struct HubReport: Hashable, Sendable {
         for item in try r.required("events", [JSONValue].self) {
             let e = try ObjectReader(item, context: context)
             let hex: String? = try e.optional("tlv")
-            events.append(Event(endpoint: try e.required("endpoint"), cluster: try e.required("cluster"), event: try e.required("event"),
+            events.append(EventValue(endpoint: try e.required("endpoint"), cluster: try e.required("cluster"), event: try e.required("event"),
                                 number: try e.required("number"),
                                 data: try hex.map { h throws(APIError) in try HubCommand.element(h, "tlv", context) }))
         }
