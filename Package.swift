@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "MatterCertificates", targets: ["MatterCertificates"]),
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
         .library(name: "MatterClusters", targets: ["MatterClusters"]),
+        .library(name: "MatterJSON", targets: ["MatterJSON"]),
         .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
         .library(name: "MatterNetworkCredentials", targets: ["MatterNetworkCredentials"]),
     ],
@@ -52,8 +53,10 @@ let package = Package(
         .target(name: "MatterClusters", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterInteraction", dependencies: ["MatterTLV", "MatterClusters"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
-        // The Matter Server WebSocket API's wire types (JSON, envelopes, commands, events, values).
-        .target(name: "MatterServerAPI", dependencies: ["MatterTLV", "MatterClusters"], swiftSettings: strict),
+        // JSON that keeps what the API needs exact (64-bit integers, member order): value, parser, writer.
+        .target(name: "MatterJSON", swiftSettings: strict),
+        // The Matter Server WebSocket API's wire types (envelopes, commands, events, values).
+        .target(name: "MatterServerAPI", dependencies: ["MatterTLV", "MatterClusters", "MatterJSON"], swiftSettings: strict),
         // An RFC 6455 WebSocket server over POSIX sockets (sans-I/O handshake and frame codec).
         .target(name: "MatterWebSocket", dependencies: ["MatterCrypto", "MatterPlatform", "CNet"], swiftSettings: strict),
         .target(name: "MatterMessaging", dependencies: ["MatterTLV", "MatterCrypto", "CNet", "MatterPlatform"],
@@ -67,8 +70,8 @@ let package = Package(
         .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
         // folder, DCL updates (its own HTTP/1.1 client; TLS through MatterCrypto) and CRLs.
-        // FoundationEssentials, no C; the DCL's JSON through MatterServerAPI's parser.
-        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterServerAPI", "MatterPlatform"],
+        // FoundationEssentials, no C; the DCL's JSON through MatterJSON.
+        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform"],
                 swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),
@@ -117,7 +120,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterClusters", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                          dependencies: ["MatterClusters", "MatterJSON", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
                                          "MatterTrustStore", "MatterPlatform", "MatterMigration"],
@@ -185,6 +188,7 @@ let package = Package(
         .testTarget(name: "InteropTests",
                     dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                     swiftSettings: strict),
+        .testTarget(name: "MatterJSONTests", dependencies: ["MatterJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterClustersTests", dependencies: ["MatterClusters", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",

@@ -1,6 +1,6 @@
 import FoundationEssentials
 import MatterPlatform
-import MatterServerAPI
+import MatterJSON
 
 /// The parts of the CSA Distributed Compliance Ledger's REST API (the Cosmos gateway of its
 /// PKI module) that the trust store reads, with the JSON fields python-matter-server and the
