@@ -71,7 +71,7 @@ let package = Package(
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
         // folder, DCL updates (its own HTTP/1.1 client; TLS through MatterCrypto) and CRLs.
         // FoundationEssentials, no C; the DCL's JSON through MatterJSON.
-        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform"],
+        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform", "MatterTLV"],
                 swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),

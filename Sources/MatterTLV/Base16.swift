@@ -1,11 +1,13 @@
 /// Hexadecimal (base 16) text of bytes, both ways: one helper for every layer (certificates, datasets,
 /// the CLI, the API).
 public enum Base16 {
-    /// Two digits a byte, lowercase unless `uppercase` (DNS-SD names and TXT values are uppercase).
-    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false) -> String {
+    /// Two digits a byte, lowercase unless `uppercase` (DNS-SD names and TXT values are uppercase),
+    /// with `separator` between bytes (":" for key identifiers as certificate tools show them).
+    public static func encode(_ bytes: some Sequence<UInt8>, uppercase: Bool = false, separator: String = "") -> String {
         let digits = Array((uppercase ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
         var out: [UInt8] = []
         for b in bytes {
+            if !out.isEmpty { out.append(contentsOf: separator.utf8) }
             out.append(digits[Int(b >> 4)])
             out.append(digits[Int(b & 0x0F)])
         }

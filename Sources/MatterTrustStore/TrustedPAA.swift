@@ -1,4 +1,5 @@
 import MatterCertificates
+import MatterTLV
 
 /// One PAA of the trust store, with where it came from.
 public struct TrustedPAA: Sendable, Hashable {
@@ -31,12 +32,12 @@ public struct TrustedPAA: Sendable, Hashable {
 /// Hex forms of key identifiers: uppercase without separators out, with or without colons in.
 public enum TrustStoreHex {
     public static func encode(_ bytes: [UInt8], separator: String = "") -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: separator)
+        Base16.encode(bytes, uppercase: true, separator: separator)
     }
 
     public static func decode(_ text: String) -> [UInt8]? {
         let digits = String(text.filter { $0 != ":" && $0 != " " })
         guard !digits.isEmpty else { return nil }
-        return RevocationSet.hexDecode(digits)
+        return Base16.decode(digits)
     }
 }

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import MatterCertificates
 import MatterPlatform
+import MatterTLV
 
 /// `matterctl attestation verify`: device attestation of certificate files, as a commissioner
 /// performs it (DAC -> PAI -> PAA against a trust-store folder, optional CD and revocation set).
@@ -174,7 +175,7 @@ struct AttestationCommand: ParsableCommand {
             ("productId", .from(o.productID)),
             ("paa", o.paaSubjectKeyIdentifier == nil ? .null : .object([
                 ("name", .from(o.paaName)),
-                ("subjectKeyId", .string((o.paaSubjectKeyIdentifier ?? []).map { String(printf: "%02x", $0) }.joined())),
+                ("subjectKeyId", .string(Base16.encode(o.paaSubjectKeyIdentifier ?? []))),
             ])),
             ("trustStoreSize", .from(trustStoreSize)),
             ("usesTestCredentials", .bool(o.usesTestCredentials)),

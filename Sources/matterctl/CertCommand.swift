@@ -1,6 +1,7 @@
 import FoundationEssentials
 import MatterCertificates
 import MatterPlatform
+import MatterTLV
 
 /// `matterctl cert decode|convert`: inspect Matter operational certificates and convert them
 /// between the Matter TLV and X.509 DER encodings.
@@ -137,31 +138,14 @@ enum CertificateInput {
         throw CommandFailure("\(name): text that is neither PEM, hex nor base64")
     }
 
+    /// Hex with or without spaces, colons and a 0x prefix.
     static func hex(_ text: String) -> [UInt8]? {
-        var digits = Array(text.utf8.filter { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 || $0 == 0x3A) })
-        if digits.count >= 2, digits[0] == 0x30, digits[1] | 0x20 == 0x78 { digits.removeFirst(2) }  // 0x prefix
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        out.reserveCapacity(digits.count / 2)
-        var i = 0
-        while i < digits.count {
-            guard let hi = nibble(digits[i]), let lo = nibble(digits[i + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case 0x30...0x39: return c - 0x30
-        case 0x41...0x46: return c - 0x41 + 10
-        case 0x61...0x66: return c - 0x61 + 10
-        default: return nil
-        }
+        var digits = String(text.filter { !($0.isWhitespace || $0 == ":") })
+        if digits.hasPrefix("0x") || digits.hasPrefix("0X") { digits.removeFirst(2) }
+        return digits.isEmpty ? nil : Base16.decode(digits)
     }
 }
 
 extension Array where Element == UInt8 {
-    var hexString: String { map { String($0, radix: 16).leftPadded(2) }.joined() }
+    var hexString: String { Base16.encode(self) }
 }

@@ -227,7 +227,7 @@ struct ReadCommand: ParsableCommand {
         case .null: return .null
         case .float(let f): return .double(Double(f))
         case .double(let d): return .double(d)
-        case .bytes(let b): return .string(b.map { String(printf: "%02x", $0) }.joined())
+        case .bytes(let b): return .string(Base16.encode(b))
         case .container(_, let members): return .array(members.map(jsonValue))
         }
     }

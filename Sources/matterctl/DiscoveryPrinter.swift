@@ -3,6 +3,7 @@ import Glibc
 #endif
 import MatterDiscovery
 import MatterPlatform
+import MatterTLV
 
 /// Formats discovery results: a readable line per result, or one JSON object per line.
 struct DiscoveryPrinter {
@@ -176,7 +177,7 @@ struct DiscoveryPrinter {
         return .string("hex:" + hex(v))
     }
 
-    private static func hex(_ b: [UInt8]) -> String { b.map { String(printf: "%02x", $0) }.joined() }
+    private static func hex(_ b: [UInt8]) -> String { Base16.encode(b) }
 }
 
 extension JSON {

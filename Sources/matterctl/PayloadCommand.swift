@@ -110,7 +110,7 @@ struct PayloadCommand: ParsableCommand {
         case .signed(let n): ("int", .int(n))
         case .unsigned(let n): ("uint", .uint(n))
         case .bool(let b): ("bool", .bool(b))
-        case .bytes(let b): ("bytes", .string(b.map { String($0, radix: 16).leftPadded(2) }.joined()))
+        case .bytes(let b): ("bytes", .string(Base16.encode(b)))
         case .float(let f): ("float", .double(Double(f)))
         case .double(let d): ("double", .double(d))
         case .null: ("null", .null)

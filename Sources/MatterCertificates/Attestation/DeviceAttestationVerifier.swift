@@ -1,4 +1,5 @@
 import MatterCrypto
+import MatterTLV
 
 /// What a device sent in AttestationResponse, plus what the commissioner knows about it.
 public struct AttestationInformation: Sendable, Hashable {
@@ -376,7 +377,7 @@ public struct DeviceAttestationVerifier: Sendable {
         let issuer = pai.issuer
         let cn = issuer.first(AttestationVendorProduct.commonNameAttribute)?.stringValue ?? "(no common name)"
         let vid = (try? AttestationVendorProduct(subjectAttributes: issuer.attributes.map { ($0.type, $0.value) }))?.vendorID
-        let colon = keyIdentifier.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined(separator: ":")
+        let colon = Base16.encode(keyIdentifier, uppercase: true, separator: ":")
         return "the device chains to the PAA '\(cn)'\(vid.map { ", vendor ID \(hex($0))" } ?? ""), subject key ID \(colon), "
             + "which is not in the trust store; run 'matterctl attestation trust-store update' to fetch the DCL's PAAs, "
             + "or 'matterctl attestation trust-store add FILE' with the vendor's PAA certificate"
@@ -394,7 +395,5 @@ public struct DeviceAttestationVerifier: Sendable {
         return "0x" + String(repeating: "0", count: max(0, 4 - s.count)) + s
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
-    }
+    static func hex(_ bytes: [UInt8]) -> String { Base16.encode(bytes, uppercase: true) }
 }

@@ -1,3 +1,5 @@
+import MatterTLV
+
 /// Revoked attestation certificates in the SDK's revocation-set JSON form (Matter Core 6.2.4,
 /// as `TestDACRevocationDelegateImpl` reads it): a list of entries, each naming the issuer of
 /// the revoked certificates (its DN and subject key identifier), their serial numbers, and the
@@ -40,7 +42,7 @@ public struct RevocationSet: Sendable, Hashable, Decodable {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             type = try c.decode(String.self, forKey: .type)
             func hex(_ s: String, _ key: CodingKeys) throws -> [UInt8] {
-                guard let b = RevocationSet.hexDecode(s) else {
+                guard let b = Base16.decode(s) else {
                     throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not hex")
                 }
                 return b
@@ -96,25 +98,4 @@ public struct RevocationSet: Sendable, Hashable, Decodable {
         Array(bytes.drop { $0 == 0 })
     }
 
-    package static func hexDecode(_ s: String) -> [UInt8]? {
-        let chars = Array(s.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < chars.count {
-            guard let h = nibble(chars[i]), let l = nibble(chars[i + 1]) else { return nil }
-            out.append(h << 4 | l)
-            i += 2
-        }
-        return out
-    }
-
-    private static func nibble(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
 }

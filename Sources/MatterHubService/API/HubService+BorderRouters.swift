@@ -14,7 +14,7 @@ extension HubService {
     static func entry(_ router: BorderRouter, lastSeen: Int64) -> JSONValue {
         let t = router.txt
         var o = JSONObject()
-        func hex(_ bytes: [UInt8]?) -> JSONValue? { bytes.map { .string(Base16.encode($0).uppercased()) } }
+        func hex(_ bytes: [UInt8]?) -> JSONValue? { bytes.map { .string(Base16.encode($0, uppercase: true)) } }
         func hex<I: FixedWidthInteger>(_ value: I?) -> JSONValue? {
             value.map { v in .string(Base16.encode((0..<I.bitWidth / 8).reversed().map { UInt8(truncatingIfNeeded: v >> ($0 * 8)) }).uppercased()) }
         }
