@@ -44,8 +44,8 @@ import MatterTLV
         #expect(try reopened.rooms(in: cabin.id) == [cabinKitchen])
         #expect(try reopened.room(office.id) == office)
         try reopened.removeRoom(office.id)
-        #expect(throws: StoreError.notFound(kind: "room", id: office.id.description)) { try reopened.removeRoom(office.id) }
-        #expect(throws: StoreError.notFound(kind: "structure", id: "999")) {
+        #expect(throws: StoreError.notFound(kind: .room, id: office.id.description)) { try reopened.removeRoom(office.id) }
+        #expect(throws: StoreError.notFound(kind: .structure, id: "999")) {
             try reopened.addRoom(name: "Nowhere", in: StructureID(rawValue: 999))
         }
         // Removing a structure removes its rooms.
@@ -94,10 +94,10 @@ import MatterTLV
         let den = try reopened.addRoom(name: "Den")
         try reopened.assignNode(id, to: den.id)
         #expect(try reopened.node(id)?.roomID == den.id)
-        #expect(throws: StoreError.notFound(kind: "room", id: "999")) { try reopened.assignNode(id, to: RoomID(rawValue: 999)) }
+        #expect(throws: StoreError.notFound(kind: .room, id: "999")) { try reopened.assignNode(id, to: RoomID(rawValue: 999)) }
         try reopened.removeNode(id)
         #expect(try reopened.nodes().isEmpty)
-        #expect(throws: StoreError.notFound(kind: "node", id: id.description)) { try reopened.removeNode(id) }
+        #expect(throws: StoreError.notFound(kind: .node, id: id.description)) { try reopened.removeNode(id) }
         #expect(try reopened.integrityProblems().isEmpty)
     }
 

@@ -46,8 +46,8 @@ import TestSupport
         try store.removeThreadDataset("Alpha")
         all = try store.threadDatasets()
         #expect(all.map(\.dataset) == [b] && all[0].isPreferred, "removing the preferred one prefers the next")
-        #expect(throws: StoreError.notFound(kind: "Thread dataset", id: "Gamma")) { try store.removeThreadDataset("Gamma") }
-        #expect(throws: StoreError.notFound(kind: "Thread dataset", id: "Gamma")) { try store.preferThreadDataset("Gamma") }
+        #expect(throws: StoreError.notFound(kind: .threadDataset, id: "Gamma")) { try store.removeThreadDataset("Gamma") }
+        #expect(throws: StoreError.notFound(kind: .threadDataset, id: "Gamma")) { try store.preferThreadDataset("Gamma") }
 
         #expect(Self.mode(store.directory) == 0o700)
         #expect(Self.mode(store.threadDatasetsPath) == 0o600)
@@ -167,7 +167,7 @@ import TestSupport
         try store.removeWiFiCredentials()
         #expect(try store.wifiCredentials() == nil && store.wifiCredentials(id: "Guest") != nil)
         try store.removeWiFiCredentials(id: "default")  // nothing there: no error
-        #expect(throws: StoreError.notFound(kind: "Wi-Fi credentials", id: "Nope")) { try store.removeWiFiCredentials(id: "Nope") }
+        #expect(throws: StoreError.notFound(kind: .wifiCredentials, id: "Nope")) { try store.removeWiFiCredentials(id: "Nope") }
         try store.removeWiFiCredentials(id: "Guest")
         #expect(!FileManager.default.fileExists(atPath: store.wifiPath), "the file goes with its last entry")
     }

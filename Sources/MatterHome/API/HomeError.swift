@@ -74,9 +74,9 @@ public struct HomeError: Error, Sendable, CustomStringConvertible {
         case .commissioningSessionNotActive: .noCommissioningSession
         case .duplicateName: .duplicateName
         case .invalidName: .invalidName
-        case .notFound(let kind, _) where kind == "room": .roomNotFound
-        case .notFound(let kind, _) where kind == "structure": .structureNotFound
-        case .notFound(let kind, _) where kind == "node": .deviceNotFound
+        case .notFound(.room, _): .roomNotFound
+        case .notFound(.structure, _): .structureNotFound
+        case .notFound(.node, _): .deviceNotFound
         case .corruptFabric, .fabricCreation, .fabricExists: .fabricUnusable
         case .invalidNetworkCredentials: .invalidNetworkCredentials
         case .sqlite, .io, .schemaTooNew, .notFound, .nodeIDInUse, .nodeIDNotReserved, .nodeIDsExhausted, .lastStructure,

@@ -109,7 +109,7 @@ extension HubStore {
                     try db.run("INSERT INTO commissioning_sessions (structure_id, owner_pid, started_at, state) VALUES (?, ?, ?, 'preparing')",
                                [.integer(structureID.rawValue), .integer(Int64(getpid())), .date(startedAt)])
                 } catch where error.sqlitePrimaryCode == 19 {
-                    throw .notFound(kind: "structure", id: structureID.description)
+                    throw .notFound(kind: .structure, id: structureID.description)
                 }
                 return (db.lastInsertRowID, structureID)
             }

@@ -69,7 +69,7 @@ extension HubStore {
             } catch where error.isUniqueViolation {
                 throw .nodeIDInUse(node.nodeID.description)
             } catch where error.sqlitePrimaryCode == 19 {
-                throw .notFound(kind: "room", id: node.roomID?.description ?? "?")
+                throw .notFound(kind: .room, id: node.roomID?.description ?? "?")
             }
             step("node.inserted")
             try Self.insertAddresses(node.addresses, for: node.nodeID, db)
@@ -109,7 +109,7 @@ extension HubStore {
         do throws(StoreError) {
             try updateNode(id, "UPDATE nodes SET room_id = ? WHERE node_id = ?", [room.map { .integer($0.rawValue) } ?? .null, .id(id.rawValue)])
         } catch where error.sqlitePrimaryCode == 19 {
-            throw .notFound(kind: "room", id: room?.description ?? "?")
+            throw .notFound(kind: .room, id: room?.description ?? "?")
         }
     }
 
@@ -117,7 +117,7 @@ extension HubStore {
     public func updateAddresses(_ addresses: [NodeAddress], for id: NodeID) throws(StoreError) {
         try write { db throws(StoreError) in
             guard try db.queryOne("SELECT 1 FROM nodes WHERE node_id = ?", [.id(id.rawValue)], row: { _ in true }) != nil else {
-                throw .notFound(kind: "node", id: id.description)
+                throw .notFound(kind: .node, id: id.description)
             }
             try db.run("DELETE FROM node_addresses WHERE node_id = ?", [.id(id.rawValue)])
             try Self.insertAddresses(addresses, for: id, db)
@@ -134,7 +134,7 @@ extension HubStore {
     private func updateNode(_ id: NodeID, _ sql: String, _ values: [SQLiteValue]) throws(StoreError) {
         try write { db throws(StoreError) in
             try db.run(sql, values)
-            guard db.changes == 1 else { throw .notFound(kind: "node", id: id.description) }
+            guard db.changes == 1 else { throw .notFound(kind: .node, id: id.description) }
         }
     }
 

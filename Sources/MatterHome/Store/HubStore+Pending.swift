@@ -84,7 +84,7 @@ extension HubStore {
         return try write { db throws(StoreError) -> NodeRecord in
             guard let pending = try db.queryOne("SELECT vendor_id, product_id, room_id FROM pending_nodes WHERE node_id = ?",
                                                 [.id(nodeID.rawValue)], row: { s in (s.uint16(0), s.uint16(1), s.optionalInt64(2)) })
-            else { throw .notFound(kind: "pending node", id: nodeID.description) }
+            else { throw .notFound(kind: .pendingNode, id: nodeID.description) }
             try db.run("DELETE FROM pending_nodes WHERE node_id = ?", [.id(nodeID.rawValue)])
             try db.run("DELETE FROM node_reservations WHERE node_id = ?", [.id(nodeID.rawValue)])
             try db.run("""

@@ -14,7 +14,7 @@ extension HubStore {
 
     /// The first (oldest) structure, where rooms and devices go unless told otherwise.
     public func defaultStructure() throws(StoreError) -> StructureRecord {
-        guard let first = try structures().first else { throw .notFound(kind: "structure", id: "default") }
+        guard let first = try structures().first else { throw .notFound(kind: .structure, id: "default") }
         return first
     }
 
@@ -40,7 +40,7 @@ extension HubStore {
             } catch where error.isUniqueViolation {
                 throw .duplicateName(kind: "structure", name: name)
             }
-            guard db.changes == 1 else { throw .notFound(kind: "structure", id: id.description) }
+            guard db.changes == 1 else { throw .notFound(kind: .structure, id: id.description) }
         }
     }
 
@@ -49,7 +49,7 @@ extension HubStore {
         try write { db throws(StoreError) in
             let count = try db.queryOne("SELECT count(*) FROM structures") { $0.int64(0) } ?? 0
             guard try db.queryOne("SELECT 1 FROM structures WHERE id = ?", [.integer(id.rawValue)], row: { _ in true }) != nil else {
-                throw .notFound(kind: "structure", id: id.description)
+                throw .notFound(kind: .structure, id: id.description)
             }
             guard count > 1 else { throw .lastStructure }
             try db.run("DELETE FROM structures WHERE id = ?", [.integer(id.rawValue)])
@@ -87,7 +87,7 @@ extension HubStore {
             } catch where error.isUniqueViolation {
                 throw .duplicateName(kind: "room", name: name)
             } catch where error.sqlitePrimaryCode == 19 {  // foreign key: no such structure
-                throw .notFound(kind: "structure", id: structureID.description)
+                throw .notFound(kind: .structure, id: structureID.description)
             }
             return RoomRecord(id: RoomID(rawValue: db.lastInsertRowID), structureID: structureID, name: name,
                               createdAt: Self.whole(createdAt))
@@ -102,7 +102,7 @@ extension HubStore {
             } catch where error.isUniqueViolation {
                 throw .duplicateName(kind: "room", name: name)
             }
-            guard db.changes == 1 else { throw .notFound(kind: "room", id: id.description) }
+            guard db.changes == 1 else { throw .notFound(kind: .room, id: id.description) }
         }
     }
 
@@ -110,7 +110,7 @@ extension HubStore {
     public func removeRoom(_ id: RoomID) throws(StoreError) {
         try write { db throws(StoreError) in
             try db.run("DELETE FROM rooms WHERE id = ?", [.integer(id.rawValue)])
-            guard db.changes == 1 else { throw .notFound(kind: "room", id: id.description) }
+            guard db.changes == 1 else { throw .notFound(kind: .room, id: id.description) }
         }
     }
 
@@ -118,7 +118,7 @@ extension HubStore {
 
     static func defaultStructureID(_ db: SQLiteDatabase) throws(StoreError) -> StructureID {
         guard let id = try db.queryOne("SELECT id FROM structures ORDER BY id LIMIT 1", row: { $0.int64(0) }) else {
-            throw .notFound(kind: "structure", id: "default")
+            throw .notFound(kind: .structure, id: "default")
         }
         return StructureID(rawValue: id)
     }

@@ -96,7 +96,7 @@ public final class NetworkCredentialStore: Sendable {
             if file.preferred == id { file.preferred = file.datasets.first?.id }
             try save(file)
         }
-        if done == nil { throw .notFound(kind: "Thread dataset", id: key) }
+        if done == nil { throw .notFound(kind: .threadDataset, id: key) }
     }
 
     /// Removes the preferred dataset (the API's `default` entry), if any; the oldest remaining
@@ -120,7 +120,7 @@ public final class NetworkCredentialStore: Sendable {
             file.preferred = try Self.find(key, in: file.stored())
             try save(file)
         }
-        if done == nil { throw .notFound(kind: "Thread dataset", id: key) }
+        if done == nil { throw .notFound(kind: .threadDataset, id: key) }
     }
 
     /// The stored dataset `key` names (its label, extended PAN ID or network name), or nil.
@@ -140,7 +140,7 @@ public final class NetworkCredentialStore: Sendable {
         if named.count > 1 {
             throw .invalidNetworkCredentials("\(named.count) stored datasets are named \"\(key)\"; give the extended PAN ID instead")
         }
-        throw .notFound(kind: "Thread dataset", id: key)
+        throw .notFound(kind: .threadDataset, id: key)
     }
 
     // MARK: Wi-Fi
@@ -212,7 +212,7 @@ public final class NetworkCredentialStore: Sendable {
             }
             return true
         }
-        if removed != true && id != Self.defaultEntry { throw .notFound(kind: "Wi-Fi credentials", id: id) }
+        if removed != true && id != Self.defaultEntry { throw .notFound(kind: .wifiCredentials, id: id) }
     }
 
     /// An entry ID: 1 to 64 bytes, printable, no control characters (it is shown and logged).

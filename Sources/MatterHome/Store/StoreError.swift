@@ -24,8 +24,17 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case duplicateName(kind: String, name: String)
     /// A name is empty or too long.
     case invalidName(kind: String, name: String)
-    /// No such room, structure, node or session.
-    case notFound(kind: String, id: String)
+    /// No such room, structure, node, pending node or network credentials.
+    case notFound(kind: RecordKind, id: String)
+
+    /// What a store record is, for errors about it.
+    public enum RecordKind: String, Hashable, Sendable, CustomStringConvertible {
+        case room, structure, node
+        case pendingNode = "pending node"
+        case threadDataset = "Thread dataset"
+        case wifiCredentials = "Wi-Fi credentials"
+        public var description: String { rawValue }
+    }
     /// The node ID is already a device, the controller, or reserved by another commissioning.
     case nodeIDInUse(String)
     /// `recordCommissionedNode` was given a node ID this session did not reserve.
