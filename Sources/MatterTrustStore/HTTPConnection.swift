@@ -132,49 +132,17 @@ final class HTTPConnection {
 
     // MARK: - Connecting
 
+    /// A connected socket (``SocketConnect``), made blocking with send and receive timeouts.
     private static func connect(host: String, port: Int, timeout: Double,
                                 cancellation: HTTPCancellation) throws(HTTPConnectionError) -> Int32 {
-        let addresses: [ResolvedAddress]
-        switch HostResolution.resolve(host, port: port, timeout: timeout, isCancelled: { cancellation.isCancelled }) {
-        case .success(let found): addresses = found
+        let fd: Int32
+        switch SocketConnect.tcp(host: host, port: port, timeout: timeout, isCancelled: { cancellation.isCancelled },
+                                 watch: { cancellation.attach($0) }, unwatch: { cancellation.detach() }) {
+        case .success(let connected): fd = connected
         case .failure(let failure):
-            throw HTTPConnectionError(reason: failure.cancelled ? "cancelled" : "cannot resolve \(host): \(failure.reason)")
-        }
-        var failures: [String] = []
-        for resolved in addresses {
-            let address = resolved.numericHost
-            switch attempt(resolved, timeout: timeout, cancellation: cancellation) {
-            case .success(let fd): return fd
-            case .failure(let why):
-                if cancellation.isCancelled { throw HTTPConnectionError(reason: "cancelled") }
-                failures.append("\(address): \(why.reason)")
-            }
-        }
-        throw HTTPConnectionError(reason: "cannot connect to \(host) port \(port) (\(failures.joined(separator: "; ")))")
-    }
-
-    /// One address: a non-blocking connect that waits up to `timeout`, then a blocking socket
-    /// with send and receive timeouts.
-    private static func attempt(_ resolved: ResolvedAddress, timeout: Double, cancellation: HTTPCancellation) -> Result<Int32, Failure> {
-        let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failure(Failure(text(errno))) }
-        guard cancellation.attach(fd) else { _ = Glibc.close(fd); return .failure(Failure("cancelled")) }
-        func fail(_ why: String) -> Result<Int32, Failure> {
-            cancellation.detach()
-            _ = Glibc.close(fd)
-            return .failure(Failure(why))
-        }
-        if resolved.withSocketAddress({ Glibc.connect(fd, $0, $1) }) != 0 {
-            guard errno == EINPROGRESS else { return fail(text(errno)) }
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ms = Int32(clamping: Int((timeout * 1000).rounded(.up)))
-            var ready: Int32
-            repeat { ready = poll(&p, 1, max(ms, 1)) } while ready < 0 && errno == EINTR
-            guard ready == 1 else { return fail(ready == 0 ? "no answer within \(String(seconds: timeout))" : text(errno)) }
-            var soError: Int32 = 0
-            var length = socklen_t(MemoryLayout<Int32>.size)
-            guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { return fail(text(errno)) }
-            guard soError == 0 else { return fail(text(soError)) }
+            if failure.cancelled || cancellation.isCancelled { throw HTTPConnectionError(reason: "cancelled") }
+            throw HTTPConnectionError(reason: failure.reason.hasPrefix("cannot resolve") ? failure.reason
+                                      : "cannot connect to \(host) port \(port) (\(failure.reason))")
         }
         let flags = fcntl(fd, F_GETFL)
         var tv = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
@@ -182,13 +150,11 @@ final class HTTPConnection {
         guard flags >= 0, fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == 0,
               setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) == 0,
               setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
-            return fail(text(errno))
+            let e = errno
+            cancellation.detach()
+            _ = Glibc.close(fd)
+            throw HTTPConnectionError(reason: text(e))
         }
-        return .success(fd)
-    }
-
-    struct Failure: Error {
-        let reason: String
-        init(_ reason: String) { self.reason = reason }
+        return fd
     }
 }

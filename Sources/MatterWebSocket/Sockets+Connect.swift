@@ -7,62 +7,16 @@ import MatterPlatform
 extension Sockets {
     /// A connected, non-blocking, close-on-exec socket to `endpoint`, within `timeoutMs`.
     static func connectClient(_ endpoint: WebSocketURL.Endpoint, timeoutMs: Int32) throws(WebSocketClientError) -> Int32 {
-        switch endpoint {
-        case .unix(let path):
-            var addr = sockaddr_un()
-            addr.sun_family = sa_family_t(AF_UNIX)
-            let bytes = Array(path.utf8)
-            guard !bytes.isEmpty, bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-                throw .connect(address: "unix:\(path)", reason: "the socket path is too long")
-            }
-            withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-                for (i, b) in bytes.enumerated() { raw[i] = b }
-                raw[bytes.count] = 0
-            }
-            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { throw .connect(address: "unix:\(path)", reason: errorText(errno)) }
-            let rc = withUnsafePointer(to: &addr) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-            }
-            return try finishConnect(fd, rc, timeoutMs, "unix:\(path)")
+        let timeout = Double(timeoutMs) / 1000
+        let (address, result) = switch endpoint {
+        case .unix(let path): ("unix:\(path)", SocketConnect.unix(path: path, timeout: timeout))
         case .tcp(let host, let port):
-            let address = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-            let addresses: [ResolvedAddress]
-            switch HostResolution.resolve(host, port: Int(port), timeout: Double(timeoutMs) / 1000) {
-            case .success(let found): addresses = found
-            case .failure(let failure): throw .connect(address: address, reason: "cannot resolve the host (\(failure.reason))")
-            }
-            var lastError: WebSocketClientError = .connect(address: address, reason: "no address")
-            for resolved in addresses {
-                let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-                guard fd >= 0 else { continue }
-                let rc = resolved.withSocketAddress { Glibc.connect(fd, $0, $1) }
-                do throws(WebSocketClientError) { return try finishConnect(fd, rc, timeoutMs, address) } catch { lastError = error }
-            }
-            throw lastError
+            (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", SocketConnect.tcp(host: host, port: Int(port), timeout: timeout))
         }
-    }
-
-    private static func finishConnect(_ fd: Int32, _ rc: Int32, _ timeoutMs: Int32, _ address: String) throws(WebSocketClientError) -> Int32 {
-        if rc == 0 { return fd }
-        guard errno == EINPROGRESS || errno == EAGAIN else {
-            let e = errno
-            close(fd)
-            throw .connect(address: address, reason: errorText(e))
+        switch result {
+        case .success(let fd): return fd
+        case .failure(let failure): throw .connect(address: address, reason: failure.reason)
         }
-        var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-        guard poll(&p, 1, timeoutMs) == 1 else {
-            close(fd)
-            throw .connect(address: address, reason: "no answer within \(timeoutMs) ms")
-        }
-        var soError: Int32 = 0
-        var len = socklen_t(MemoryLayout<Int32>.size)
-        getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
-        guard soError == 0 else {
-            close(fd)
-            throw .connect(address: address, reason: errorText(soError))
-        }
-        return fd
     }
 
     /// Writes all of `bytes`, waiting for room up to `timeoutMs` at a time. False when the
