@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "MatterDiscovery", targets: ["MatterDiscovery"]),
         .library(name: "MatterClusters", targets: ["MatterClusters"]),
         .library(name: "MatterJSON", targets: ["MatterJSON"]),
+        .library(name: "MatterQRCode", targets: ["MatterQRCode"]),
         .library(name: "MatterInteraction", targets: ["MatterInteraction"]),
         .library(name: "MatterNetworkCredentials", targets: ["MatterNetworkCredentials"]),
     ],
@@ -53,6 +54,8 @@ let package = Package(
         .target(name: "MatterClusters", dependencies: ["MatterTLV"], swiftSettings: strict),
         .target(name: "MatterInteraction", dependencies: ["MatterTLV", "MatterClusters"], swiftSettings: strict),
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
+        // QR codes through libqrencode, drawn as SVG (the dashboard) or terminal text (the CLI).
+        .target(name: "MatterQRCode", dependencies: ["CQREncode"], swiftSettings: strict),
         // JSON that keeps what the API needs exact (64-bit integers, member order): value, parser, writer.
         .target(name: "MatterJSON", swiftSettings: strict),
         // The Matter Server WebSocket API's wire types (envelopes, commands, events, values).
@@ -103,13 +106,13 @@ let package = Package(
         // The running hub: the node runtime (per node: CASE session, subscription, attribute
         // cache, availability) and, above it, the API server.
         .target(name: "MatterHubService",
-                dependencies: ["MatterClusters", "MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
+                dependencies: ["MatterClusters", "MatterQRCode", "MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration"],
                 // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
                 // accessor would import Foundation and link ICU and libcurl).
-                resources: ["index.html", "dashboard.css", "dashboard.js", "qr.js"].map { .embedInCode("Dashboard/" + $0) },
+                resources: ["index.html", "dashboard.css", "dashboard.js"].map { .embedInCode("Dashboard/" + $0) },
                 swiftSettings: strict),
         // A strict virtual commissionee (PASE/CASE responders, clusters, fail-safe, ACL, adverts).
         .target(name: "MatterVirtualDevice",
@@ -120,7 +123,7 @@ let package = Package(
 
         // The command-line tool.
         .executableTarget(name: "matterctl",
-                          dependencies: ["MatterClusters", "MatterJSON", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "CQREncode", "MatterDiscovery",
+                          dependencies: ["MatterClusters", "MatterJSON", "MatterQRCode", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
                                          "MatterTrustStore", "MatterPlatform", "MatterMigration"],

@@ -42,13 +42,13 @@ import TestSupport
             #expect(page.body == [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.sourceFolder + "/index.html"))))
             #expect(page.head.contains("default-src 'self'"))
             #expect(page.head.contains("Set-Cookie: matterhub_token=abc123; Path=/; HttpOnly; SameSite=Strict"))
-            for file in ["dashboard.js", "qr.js", "dashboard.css"] {
+            for file in ["dashboard.js", "dashboard.css"] {
                 #expect(try await get(port, "/dashboard/\(file)").status == 401, "\(file) without the cookie")
                 let asset = try await get(port, "/dashboard/\(file)", headers: "Cookie: theme=dark; matterhub_token=abc123\r\n")
                 #expect(asset.status == 200, "\(file)")
                 #expect(asset.body == [UInt8](try Data(contentsOf: URL(fileURLWithPath: Self.sourceFolder + "/" + file))))
             }
-            #expect(try await get(port, "/dashboard/qr.js", headers: "Cookie: matterhub_token=abc124\r\n").status == 401)
+            #expect(try await get(port, "/dashboard/dashboard.js", headers: "Cookie: matterhub_token=abc124\r\n").status == 401)
             #expect(try await get(port, "/info", headers: "Authorization: Bearer abc123\r\n").status == 200)
         }
     }
@@ -91,7 +91,7 @@ import TestSupport
 
     @Test func nothingElseIsServed() async throws {
         try await withServer { port in
-            for target in ["/dashboard/../Package.swift", "/dashboard/.hidden", "/dashboard/x/qr.js", "/dashboard/nope.js", "/other"] {
+            for target in ["/dashboard/../Package.swift", "/dashboard/.hidden", "/dashboard/x/dashboard.js", "/dashboard/nope.js", "/other"] {
                 let response = try await get(port, target + "?token=abc123")
                 #expect(response.status == 404, "\(target)")
             }
@@ -107,7 +107,7 @@ import TestSupport
         let builtIn = DashboardFiles(environment: [:])
         #expect(builtIn.isInstalled && builtIn.origin == "built in")
         let names = try FileManager.default.contentsOfDirectory(atPath: Self.sourceFolder).sorted()
-        #expect(names == ["dashboard.css", "dashboard.js", "index.html", "qr.js"])
+        #expect(names == ["dashboard.css", "dashboard.js", "index.html"])
         for name in names {
             let target = name == "index.html" ? "/" : "/dashboard/" + name
             let head = try #require(try HTTPRequestHead.parse(Array("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))).head
@@ -119,7 +119,7 @@ import TestSupport
     @Test func aFolderWithoutThePageSaysSo() {
         let files = DashboardFiles(environment: ["MATTERHUB_DASHBOARD_DIR": "/nonexistent"])
         #expect(!files.isInstalled && files.origin.contains("/nonexistent"))
-        #expect(DashboardFiles.fileExtension("qr.js") == "js" && DashboardFiles.fileExtension(".hidden") == ""
+        #expect(DashboardFiles.fileExtension("dashboard.js") == "js" && DashboardFiles.fileExtension(".hidden") == ""
                 && DashboardFiles.fileExtension("a.b.css") == "css" && DashboardFiles.fileExtension("README") == "")
     }
 }

@@ -397,7 +397,8 @@
       $("share-manual").textContent = codes.manual;
       $("share-timeout").textContent = "5";
       $("share-qr-text").textContent = codes.qr;
-      window.MatterQR.draw($("share-qr"), codes.qr, 6);
+      // The hub draws the code (libqrencode); its SVG is markup of the hub's own making.
+      $("share-qr").innerHTML = codes.qr_svg || "";
       $("share-dialog").dataset.nodeId = id;
       $("share-dialog").showModal();
     } catch (e) {

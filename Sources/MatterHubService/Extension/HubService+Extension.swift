@@ -4,6 +4,7 @@ import Glibc
 #endif
 import MatterHome
 import MatterMessaging
+import MatterQRCode
 import MatterServerAPI
 import MatterTLV
 
@@ -70,7 +71,9 @@ extension HubService: HubExtensionBackend {
                 return .object(response.map { ["response_tlv": .string(Base16.encode(TLVWriter.encode($0)))] } ?? [:])
             case .share(let id, let timeout):
                 let codes = try await home.device(NodeID(id)).share(timeoutSeconds: timeout)
-                return .object(["qr": .string(codes.qr), "manual": .string(codes.manual)])
+                // The QR code drawn here (libqrencode), so the dashboard needs no encoder of its own.
+                let svg = (try? QRCode(codes.qr).svg()).map { JSONValue.string($0) } ?? .null
+                return .object(["qr": .string(codes.qr), "manual": .string(codes.manual), "qr_svg": svg])
             case .unpair(let id):
                 try await unpair(id)
                 return .object([:])

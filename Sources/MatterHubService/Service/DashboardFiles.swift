@@ -25,7 +25,7 @@ public struct DashboardFiles: Sendable {
     /// generated accessor would import Foundation, and with it ICU and libcurl).
     static let embedded: [String: [UInt8]] = [
         "index.html": PackageResources.index_html, "dashboard.css": PackageResources.dashboard_css,
-        "dashboard.js": PackageResources.dashboard_js, "qr.js": PackageResources.qr_js,
+        "dashboard.js": PackageResources.dashboard_js,
     ]
 
     /// The files of `MATTERHUB_DASHBOARD_DIR` when it is set (to work on the page without
