@@ -19,10 +19,10 @@ public struct IMFrame: Hashable, Sendable {
 /// `InteractionServer`. The IM code never sees sockets, retransmissions or timers.
 public protocol IMExchange: Sendable {
     /// Sends a message and waits for the peer's next IM message on this exchange.
-    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame
+    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) -> IMFrame
     /// Sends the last message of the interaction; no IM reply is expected (the exchange still
     /// waits for its acknowledgement).
-    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws
+    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError)
 }
 
 /// The session facts the server's device needs to decide access and fabric scoping.

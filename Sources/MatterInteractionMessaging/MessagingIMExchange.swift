@@ -26,7 +26,7 @@ public final class MessagingIMExchange: IMExchange {
         Task.immediate { await e.close() }
     }
 
-    public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+    public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) -> IMFrame {
         let reply: ReceivedMessage
         do {
             reply = try await exchange.request(.interactionModel, opcode: opcode.rawValue, payload: payload, timeout: timeout)
@@ -39,7 +39,7 @@ public final class MessagingIMExchange: IMExchange {
         return IMFrame(IMOpcode(rawValue: reply.opcode), reply.payload)
     }
 
-    public func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+    public func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) {
         do {
             try await exchange.send(.interactionModel, opcode: opcode.rawValue, payload: payload)
         } catch {
@@ -74,8 +74,12 @@ extension InteractionClient {
     /// A client whose interactions each run on a new exchange of `session`.
     public static func over(_ manager: ExchangeManager, session: SessionHandle,
                             timeout: Duration = .seconds(30)) -> InteractionClient {
-        InteractionClient {
-            MessagingIMExchange(exchange: try await manager.newExchange(on: session), timeout: timeout)
+        InteractionClient { () async throws(InteractionError) -> any IMExchange in
+            do throws(MessagingError) {
+                return MessagingIMExchange(exchange: try await manager.newExchange(on: session), timeout: timeout)
+            } catch {
+                throw .exchangeFailed(ExchangeFailure(error))
+            }
         }
     }
 }

@@ -6,6 +6,16 @@ import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
 
+// Attribute IDs by cluster, from the generated model.
+private typealias DescriptorAttr = Clusters.Descriptor.Attribute
+private typealias ACLAttr = Clusters.AccessControl.Attribute
+private typealias CommissioningAttr = Clusters.GeneralCommissioning.Attribute
+private typealias NetworkAttr = Clusters.NetworkCommissioning.Attribute
+private typealias DiagnosticsAttr = Clusters.GeneralDiagnostics.Attribute
+private typealias WindowAttr = Clusters.AdministratorCommissioning.Attribute
+private typealias FabricAttr = Clusters.OperationalCredentials.Attribute
+private typealias BasicAttr = Clusters.BasicInformation.Attribute
+
 /// An open commissioning window: the verifier PASE answers with and the discriminator advertised.
 struct CommissioningWindow: Sendable {
     enum Kind: Sendable { case basic, enhanced }
@@ -472,93 +482,97 @@ actor DeviceCore: InteractionDevice {
     }
 
     private func attributeValue(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) -> TLVElement? {
-        let a = path.attribute.rawValue
         let fabric = accessingFabric(context)
         switch path.cluster {
         case .descriptor:
-            switch a {
-            case 0: return .array(deviceTypes(path.endpoint).map {
+            switch path.attribute {
+            case DescriptorAttr.deviceTypeList: return .array(deviceTypes(path.endpoint).map {
                 .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
             })
-            case 1: return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network).map { .unsigned($0.id.rawValue) })
-            case 2: return .array([])
-            case 3: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
+            case DescriptorAttr.serverList:
+                return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network).map { .unsigned($0.id.rawValue) })
+            case DescriptorAttr.clientList: return .array([])
+            case DescriptorAttr.partsList: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
             default: return nil
             }
         case .onOff:
-            return a == 0 ? .bool(state.onOff) : nil
+            return path.attribute == Clusters.OnOff.Attribute.onOff ? .bool(state.onOff) : nil
         case .levelControl:
             return path.endpoint == 1 ? state.level?.attribute(path.attribute) : nil
         case .accessControl:
-            switch a {
-            case 0:
+            switch path.attribute {
+            case ACLAttr.acl:
                 let visible = state.acl.filter { !fabricFiltered || $0.fabricIndex == fabric }
                 return .array(visible.map { $0.entry.element(tag: .anonymous) })
-            case 2: return .unsigned(UInt16(4))
-            case 3: return .unsigned(UInt16(3))
-            case 4: return .unsigned(UInt16(4))
+            case ACLAttr.subjectsPerAccessControlEntry: return .unsigned(UInt16(4))
+            case ACLAttr.targetsPerAccessControlEntry: return .unsigned(UInt16(3))
+            case ACLAttr.accessControlEntriesPerFabric: return .unsigned(UInt16(4))
             default: return nil
             }
-        case .basicInformation: return basicInformation(a)
+        case .basicInformation: return basicInformation(path.attribute)
         case .generalCommissioning:
-            switch a {
-            case 0: return .unsigned(breadcrumb)
-            case 1: return .structure([.unsigned(.context(0), Self.failSafeExpiryLengthSeconds),
-                                       .unsigned(.context(1), Self.maxCumulativeFailsafeSeconds)])
-            case 2: return .unsigned(state.regulatoryConfig)
-            case 3: return .unsigned(Clusters.GeneralCommissioning.RegulatoryLocationType.indoorOutdoor.rawValue)
-            case 4: return .bool(true)
+            switch path.attribute {
+            case CommissioningAttr.breadcrumb: return .unsigned(breadcrumb)
+            case CommissioningAttr.basicCommissioningInfo:
+                return .structure([.unsigned(.context(0), Self.failSafeExpiryLengthSeconds),
+                                   .unsigned(.context(1), Self.maxCumulativeFailsafeSeconds)])
+            case CommissioningAttr.regulatoryConfig: return .unsigned(state.regulatoryConfig)
+            case CommissioningAttr.locationCapability:
+                return .unsigned(Clusters.GeneralCommissioning.RegulatoryLocationType.indoorOutdoor.rawValue)
+            case CommissioningAttr.supportsConcurrentConnection: return .bool(true)
             default: return nil
             }
         case .networkCommissioning:
-            if let radio { return radio.attribute(a) }
-            switch a {
-            case 0: return .unsigned(UInt8(1))
-            case 1: return .array([.structure([.bytes(.context(0), Array("eth0".utf8)), .bool(.context(1), true)])])
-            case 4: return .bool(true)
-            case 5, 6, 7: return .null(.anonymous)
+            if let radio { return radio.attribute(path.attribute) }
+            switch path.attribute {
+            case NetworkAttr.maxNetworks: return .unsigned(UInt8(1))
+            case NetworkAttr.networks:
+                return .array([.structure([.bytes(.context(0), Array("eth0".utf8)), .bool(.context(1), true)])])
+            case NetworkAttr.interfaceEnabled: return .bool(true)
+            case NetworkAttr.lastNetworkingStatus, NetworkAttr.lastNetworkID, NetworkAttr.lastConnectErrorValue:
+                return .null(.anonymous)
             default: return nil
             }
         case .generalDiagnostics:
-            switch a {
-            case 0: return .array([networkInterface()])
-            case 1: return .unsigned(UInt16(clamping: state.bootCount))
-            case 2: return .unsigned((clock.now() &- startedAt) / 1000)
-            case 8: return .bool(false)
+            switch path.attribute {
+            case DiagnosticsAttr.networkInterfaces: return .array([networkInterface()])
+            case DiagnosticsAttr.rebootCount: return .unsigned(UInt16(clamping: state.bootCount))
+            case DiagnosticsAttr.upTime: return .unsigned((clock.now() &- startedAt) / 1000)
+            case DiagnosticsAttr.testEventTriggersEnabled: return .bool(false)
             default: return nil
             }
         case .administratorCommissioning:
-            switch a {
-            case 0:
+            switch path.attribute {
+            case WindowAttr.windowStatus:
                 let status: Clusters.AdministratorCommissioning.CommissioningWindowStatusEnum =
                     window == nil ? .windowNotOpen : window?.kind == .basic ? .basicWindowOpen : .enhancedWindowOpen
                 return .unsigned(status.rawValue)
-            case 1: return windowAdmin.map { .unsigned($0.fabric) } ?? .null(.anonymous)
-            case 2: return windowAdmin.map { .unsigned($0.vendor) } ?? .null(.anonymous)
+            case WindowAttr.adminFabricIndex: return windowAdmin.map { .unsigned($0.fabric) } ?? .null(.anonymous)
+            case WindowAttr.adminVendorId: return windowAdmin.map { .unsigned($0.vendor) } ?? .null(.anonymous)
             default: return nil
             }
         case .operationalCredentials:
             let fabrics = state.fabrics.filter { !fabricFiltered || $0.index == fabric }
-            switch a {
-            case 0:
+            switch path.attribute {
+            case FabricAttr.nocs:
                 // NOCs are fabric-sensitive: only the accessing fabric's are ever shown.
                 return .array(state.fabrics.filter { $0.index == fabric }.map { f in
                     .structure([.bytes(.context(1), f.noc), f.icac.map { .bytes(.context(2), $0) } ?? .null(.context(2)),
                                 .unsigned(.context(0xFE), f.index)])
                 })
-            case 1:
+            case FabricAttr.fabrics:
                 return .array(fabrics.map { f in
                     .structure([.bytes(.context(1), f.rootPublicKey), .unsigned(.context(2), f.vendorID),
                                 .unsigned(.context(3), f.fabricID), .unsigned(.context(4), f.nodeID),
                                 .utf8(.context(5), f.label), .unsigned(.context(0xFE), f.index)])
                 })
-            case 2: return .unsigned(UInt8(Self.supportedFabrics))
-            case 3: return .unsigned(UInt8(committedFabrics.count))
-            case 4:
+            case FabricAttr.supportedFabrics: return .unsigned(UInt8(Self.supportedFabrics))
+            case FabricAttr.commissionedFabrics: return .unsigned(UInt8(committedFabrics.count))
+            case FabricAttr.trustedRootCertificates:
                 var roots = state.fabrics.map(\.rcac)
                 if let pending = failSafe?.pendingRoot, !roots.contains(pending) { roots.append(pending) }
                 return .array(roots.map { .bytes($0) })
-            case 5: return .unsigned(fabric ?? 0)
+            case FabricAttr.currentFabricIndex: return .unsigned(fabric ?? 0)
             default: return nil
             }
         default: return nil
@@ -578,24 +592,24 @@ actor DeviceCore: InteractionDevice {
                            .array(.context(6), []), .unsigned(.context(7), type)])
     }
 
-    private func basicInformation(_ a: UInt32) -> TLVElement? {
+    private func basicInformation(_ a: AttributeID) -> TLVElement? {
         switch a {
-        case 0: return .unsigned(UInt16(17))
-        case 1: return .utf8("MatterHub")
-        case 2: return .unsigned(vendorID)
-        case 3: return .utf8(kind == .light ? "MatterHub Virtual Light" : "MatterHub Virtual Plug")
-        case 4: return .unsigned(productID)
-        case 5: return .utf8(state.nodeLabel)
-        case 6: return .utf8(state.location)
-        case 7: return .unsigned(UInt16(1))
-        case 8: return .utf8("1.0")
-        case 9: return .unsigned(Self.softwareVersion)
-        case 0x0A: return .utf8("1.0.0")
-        case 0x0F: return .utf8(state.serialNumber ?? "MH-VD")
-        case 0x12: return .utf8("matterhub-" + (state.serialNumber ?? "MH-VD").lowercased())
-        case 0x13: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
-        case 0x15: return .unsigned(UInt32(0x0103_0000))
-        case 0x16: return .unsigned(UInt16(1))
+        case BasicAttr.dataModelRevision: return .unsigned(UInt16(17))
+        case BasicAttr.vendorName: return .utf8("MatterHub")
+        case BasicAttr.vendorID: return .unsigned(vendorID)
+        case BasicAttr.productName: return .utf8(kind == .light ? "MatterHub Virtual Light" : "MatterHub Virtual Plug")
+        case BasicAttr.productID: return .unsigned(productID)
+        case BasicAttr.nodeLabel: return .utf8(state.nodeLabel)
+        case BasicAttr.location: return .utf8(state.location)
+        case BasicAttr.hardwareVersion: return .unsigned(UInt16(1))
+        case BasicAttr.hardwareVersionString: return .utf8("1.0")
+        case BasicAttr.softwareVersion: return .unsigned(Self.softwareVersion)
+        case BasicAttr.softwareVersionString: return .utf8("1.0.0")
+        case BasicAttr.serialNumber: return .utf8(state.serialNumber ?? "MH-VD")
+        case BasicAttr.uniqueID: return .utf8("matterhub-" + (state.serialNumber ?? "MH-VD").lowercased())
+        case BasicAttr.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
+        case BasicAttr.specificationVersion: return .unsigned(UInt32(0x0103_0000))
+        case BasicAttr.maxPathsPerInvoke: return .unsigned(UInt16(1))
         default: return nil
         }
     }

@@ -149,16 +149,17 @@ struct SimulatedNetworkInterface: Sendable {
     // MARK: Attributes
 
     /// The cluster's attribute values (Matter Core 11.9.6).
-    func attribute(_ id: UInt32) -> TLVElement? {
-        switch id {
-        case 0: .unsigned(Self.maxNetworks)
-        case 1: .array(networks.map { NC.NetworkInfo(networkID: $0.id, connected: $0.id == connectedID).element(tag: .anonymous) })
-        case 2: .unsigned(Self.scanMaxTimeSeconds)
-        case 3: .unsigned(Self.connectMaxTimeSeconds)
-        case 4: .bool(true)
-        case 5: lastNetworkingStatus.map { .unsigned($0.rawValue) } ?? .null(.anonymous)
-        case 6: lastNetworkID.map { .bytes($0) } ?? .null(.anonymous)
-        case 7: lastConnectErrorValue.map { .signed($0) } ?? .null(.anonymous)
+    func attribute(_ id: AttributeID) -> TLVElement? {
+        typealias A = Clusters.NetworkCommissioning.Attribute
+        return switch id {
+        case A.maxNetworks: .unsigned(Self.maxNetworks)
+        case A.networks: .array(networks.map { NC.NetworkInfo(networkID: $0.id, connected: $0.id == connectedID).element(tag: .anonymous) })
+        case A.scanMaxTimeSeconds: .unsigned(Self.scanMaxTimeSeconds)
+        case A.connectMaxTimeSeconds: .unsigned(Self.connectMaxTimeSeconds)
+        case A.interfaceEnabled: .bool(true)
+        case A.lastNetworkingStatus: lastNetworkingStatus.map { .unsigned($0.rawValue) } ?? .null(.anonymous)
+        case A.lastNetworkID: lastNetworkID.map { .bytes($0) } ?? .null(.anonymous)
+        case A.lastConnectErrorValue: lastConnectErrorValue.map { .signed($0) } ?? .null(.anonymous)
         default: nil
         }
     }

@@ -255,14 +255,14 @@ actor SubscriberSide: IMExchange {
 
     func forget(_ id: UInt32) { receiver.remove(id) }
 
-    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+    func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) -> IMFrame {
         let (reply, report) = receiver.receive(IMFrame(opcode, payload))
         if let report { reports.append(report) }
         guard let reply else { throw InteractionError.exchangeFailed(ExchangeFailure(.closed, "no reply")) }
         return reply
     }
 
-    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+    func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) {
         _ = receiver.receive(IMFrame(opcode, payload))
     }
 }

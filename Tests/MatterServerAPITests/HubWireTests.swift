@@ -1,6 +1,8 @@
+import Foundation
 import MatterServerAPI
 import MatterTLV
 import Testing
+import TestSupport
 
 @Suite struct HubCommandWireTests {
     static let all: [HubCommand] = [
@@ -198,5 +200,25 @@ import Testing
         #expect(plainFrame.objectValue?.keys == ["message_id", "error_code", "details"])
         #expect(try HubAPIError.parse(.object(["message_id": .string("1"), "result": .null])) == nil)
         #expect(throws: APIError.self) { _ = try HubAPIError.parse(.object(["message_id": .string("1"), "error_code": .int(100)])) }
+    }
+}
+
+/// docs/matterhub-api.md lists every extension command and event this module declares, and
+/// nothing else: a command added without its row (or a row left behind) fails here.
+@Suite struct HubAPIDocumentTests {
+    static func documentedNames() throws -> Set<String> {
+        let doc = TestVectors.directory.deletingLastPathComponent().appendingPathComponent("docs/matterhub-api.md")
+        let text = try String(contentsOf: doc, encoding: .utf8)
+        return Set(text.split(separator: "\n").compactMap { line -> String? in
+            guard line.hasPrefix("| `matterhub/"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+        })
+    }
+
+    @Test func everyCommandAndEventHasItsRow() throws {
+        let declared = Set(HubCommandName.allCases.map(\.rawValue) + HubEvent.Name.allCases.map(\.rawValue))
+        let documented = try Self.documentedNames()
+        #expect(declared.subtracting(documented).isEmpty, "not in docs/matterhub-api.md: \(declared.subtracting(documented).sorted())")
+        #expect(documented.subtracting(declared).isEmpty, "documented but not declared: \(documented.subtracting(declared).sorted())")
     }
 }

@@ -38,7 +38,8 @@ import Testing
         do {
             _ = try await admin.invoke(AC.OpenBasicCommissioningWindow(commissioningTimeout: 180), endpoint: 0)
             Issue.record("a second window opened")
-        } catch let e as InteractionError {
+        } catch {
+            let e = error
             guard case .status(_, let clusterStatus, _) = e else { throw e }
             #expect(clusterStatus == AC.StatusCode.busy.rawValue)
         }
@@ -51,7 +52,8 @@ import Testing
         do {
             _ = try await admin.invoke(AC.RevokeCommissioning(), endpoint: 0)
             Issue.record("RevokeCommissioning without a window succeeded")
-        } catch let e as InteractionError {
+        } catch {
+            let e = error
             guard case .status(_, let clusterStatus, _) = e else { throw e }
             #expect(clusterStatus == AC.StatusCode.windowNotOpen.rawValue)
         }
@@ -65,7 +67,8 @@ import Testing
                                                                   discriminator: 1234, iterations: 1000, salt: SecureRandom.bytes(32)),
                                        endpoint: 0)
             Issue.record("a 3-byte verifier was accepted")
-        } catch let e as InteractionError {
+        } catch {
+            let e = error
             guard case .status(_, let clusterStatus, _) = e else { throw e }
             #expect(clusterStatus == AC.StatusCode.pakeParameterError.rawValue)
         }

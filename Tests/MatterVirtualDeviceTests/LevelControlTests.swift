@@ -188,10 +188,8 @@ import TestSupport
             do {
                 try await client.writeAttribute(ConcreteAttributePath(1, .levelControl, a), value: v)
                 return .success
-            } catch let e as InteractionError {
-                return e.imStatus ?? .failure
             } catch {
-                return .failure
+                return error.imStatus ?? .failure
             }
         }
         #expect(await write(LC.Attribute.onLevel, .unsigned(UInt8(0))) == .constraintError)

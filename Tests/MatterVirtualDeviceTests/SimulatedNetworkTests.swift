@@ -26,7 +26,8 @@ import TestSupport
         do {
             _ = try await pase.invoke(NC.AddOrUpdateThreadNetwork(operationalDataset: dataset), endpoint: 0)
             Issue.record("\(what) was accepted")
-        } catch let e as InteractionError {
+        } catch {
+            let e = error
             #expect(e.imStatus == status, "\(what)")
         }
     }

@@ -88,7 +88,8 @@ import TestSupport
         do {
             _ = try await pase.invoke(OC.CSRRequest(csrNonce: SecureRandom.bytes(32)), endpoint: 0)
             Issue.record("CSRRequest succeeded without a fail-safe")
-        } catch let e as InteractionError {
+        } catch {
+            let e = error
             #expect(e.imStatus == .failsafeRequired)
         }
     }

@@ -46,7 +46,7 @@ final class HubConnection: Sendable {
         let connection = HubConnection(url: shown, serverInfo: info, client: client)
         Task { await connection.readLoop() }
         do {
-            _ = try await connection.call("matterhub/enable")
+            _ = try await connection.call(.enable(apiVersion: nil))
         } catch {
             await connection.close()
             throw HomeError(.hubUnavailable, "the hub at \(shown) does not offer MatterHub's commands (\(error.message)); update it")
@@ -54,9 +54,16 @@ final class HubConnection: Sendable {
         return connection
     }
 
+    /// Runs an extension command, its name and arguments as ``HubCommand`` declares them (the
+    /// hub decodes it with the same type).
+    func call(_ command: HubCommand, timeout: Duration = .seconds(60),
+              onEvent: (@Sendable (_ messageID: String, _ event: String, _ data: JSONValue) -> Void)? = nil) async throws(HomeError) -> JSONValue {
+        try await call(command.name.rawValue, command.arguments, timeout: timeout, onEvent: onEvent)
+    }
+
     /// Runs a command and returns its result. `onEvent` hears every `matterhub/...` event until
     /// the result arrives, with the command's message ID.
-    func call(_ command: String, _ args: JSONValue = .object(JSONObject()), timeout: Duration = .seconds(60),
+    private func call(_ command: String, _ args: JSONValue = .object(JSONObject()), timeout: Duration = .seconds(60),
               onEvent: (@Sendable (_ messageID: String, _ event: String, _ data: JSONValue) -> Void)? = nil) async throws(HomeError) -> JSONValue {
         let id = UUID().uuidString.replacing("-", with: "").lowercased()
         let message = CommandMessage(messageID: id, command: command, args: args)

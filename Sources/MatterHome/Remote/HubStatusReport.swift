@@ -31,7 +31,7 @@ extension Home {
     /// The status of the hub this home goes through; nil in embedded mode (no hub runs).
     public func hubStatus() async throws(HomeError) -> HubStatusReport? {
         guard let remote = backend as? RemoteBackend else { return nil }
-        let json = try await remote.connection.call("matterhub/hub_status")
+        let json = try await remote.connection.call(.hubStatus)
         return HubStatusReport(try RemoteRecords.decode("hub status") { () throws(APIError) in try HubStatus(json: json) })
     }
 }

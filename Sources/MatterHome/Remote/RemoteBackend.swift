@@ -20,7 +20,7 @@ struct RemoteBackend: HomeBackend {
 
     func structures() async throws(HomeError) -> [StructureRecord] {
         var out: [StructureRecord] = []
-        for s in try RemoteRecords.list(try await connection.call("matterhub/structures"), "structure list") {
+        for s in try RemoteRecords.list(try await connection.call(.structures), "structure list") {
             out.append(RemoteRecords.structure(try RemoteRecords.decode("structure") { () throws(APIError) in try HubStructure(json: s) }))
         }
         return out
@@ -28,7 +28,7 @@ struct RemoteBackend: HomeBackend {
 
     func roomRecords(in structure: StructureID) async throws(HomeError) -> [RoomRecord] {
         var out: [RoomRecord] = []
-        let result = try await connection.call("matterhub/rooms", .object(["structure_id": .int(structure.rawValue)]))
+        let result = try await connection.call(.rooms(structureID: structure.rawValue))
         for r in try RemoteRecords.list(result, "room list") {
             out.append(RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) }))
         }
@@ -40,13 +40,13 @@ struct RemoteBackend: HomeBackend {
     }
 
     func addRoom(name: String, in structure: StructureID) async throws(HomeError) -> Room {
-        let r = try await connection.call("matterhub/add_room", .object(["name": .string(name), "structure_id": .int(structure.rawValue)]))
+        let r = try await connection.call(.addRoom(name: name, structureID: structure.rawValue))
         let room = RemoteRecords.room(try RemoteRecords.decode("room") { () throws(APIError) in try HubRoom(json: r) })
         return Room(id: room.id, name: room.name)
     }
 
     func devices() async throws(HomeError) -> [(NodeRecord, RoomRecord?)] {
-        let list = try RemoteRecords.list(try await connection.call("matterhub/devices"), "device list")
+        let list = try RemoteRecords.list(try await connection.call(.devices), "device list")
         let devices = try list.map { raw throws(HomeError) in
             try RemoteRecords.decode("device") { () throws(APIError) in try HubDevice(json: raw) }
         }
@@ -60,20 +60,12 @@ struct RemoteBackend: HomeBackend {
     }
 
     func beginCommissioning(in structure: StructureID) async throws(HomeError) -> any HomeCommissioningSession {
-        _ = try await connection.call("matterhub/prepare_commissioning", .object(["structure_id": .int(structure.rawValue)]))
+        _ = try await connection.call(.prepareCommissioning(structureID: structure.rawValue))
         return RemoteSession(connection: connection)
     }
 
-    static func nodeArgs(_ node: NodeRecord, _ rest: KeyValuePairs<String, JSONValue>) -> JSONValue {
-        var o = JSONObject([JSONObject.Member(key: "node_id", value: .integer(node.nodeID.rawValue))])
-        for (k, v) in rest { o.append(k, v) }
-        return .object(o)
-    }
-
     func read(_ node: NodeRecord, endpoint: UInt16?, cluster: UInt32?, attribute: UInt32?) async throws(HomeError) -> [AttributeValue] {
-        let r = try await connection.call("matterhub/read", Self.nodeArgs(node, [
-            "endpoint": endpoint.map { .integer($0) } ?? .null, "cluster": cluster.map { .integer($0) } ?? .null,
-            "attribute": attribute.map { .integer($0) } ?? .null]))
+        let r = try await connection.call(.read(nodeID: node.nodeID.rawValue, endpoint: endpoint, cluster: cluster, attribute: attribute))
         guard let list = r["attributes"]?.array else { throw RemoteRecords.malformed("attribute values") }
         var values: [AttributeValue] = []
         for item in list {
@@ -89,17 +81,14 @@ struct RemoteBackend: HomeBackend {
 
     func write(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, attribute: UInt32, value: TLVElement,
                timedTimeoutMs: UInt16?) async throws(HomeError) {
-        _ = try await connection.call("matterhub/write", Self.nodeArgs(node, [
-            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "attribute": .integer(attribute),
-            "tlv": .string(Base16.encode(TLVWriter.encode(value))), "timed_timeout_ms": timedTimeoutMs.map { .integer($0) } ?? .null]))
+        _ = try await connection.call(.write(nodeID: node.nodeID.rawValue, endpoint: endpoint, cluster: cluster, attribute: attribute,
+                                             value: value, timedTimeoutMs: timedTimeoutMs))
     }
 
     func invoke(_ node: NodeRecord, endpoint: UInt16, cluster: UInt32, command: UInt32, fields: TLVElement,
                 timedTimeoutMs: UInt16?) async throws(HomeError) -> TLVElement? {
-        let r = try await connection.call("matterhub/invoke", Self.nodeArgs(node, [
-            "endpoint": .integer(endpoint), "cluster": .integer(cluster), "command": .integer(command),
-            "fields_tlv": .string(Base16.encode(TLVWriter.encode(fields))),
-            "timed_timeout_ms": timedTimeoutMs.map { .integer($0) } ?? .null]))
+        let r = try await connection.call(.invoke(nodeID: node.nodeID.rawValue, endpoint: endpoint, cluster: cluster, command: command,
+                                                  fields: fields, timedTimeoutMs: timedTimeoutMs))
         guard let hex = r["response_tlv"]?.string else { return nil }
         guard let bytes = Base16.decode(hex), let element = try? TLVDecoder.decode(bytes) else {
             throw RemoteRecords.malformed("command response")
@@ -114,8 +103,7 @@ struct RemoteBackend: HomeBackend {
         let connection = self.connection
         let task = Task {
             do throws(HomeError) {
-                _ = try await connection.call(HubCommandName.subscribe.rawValue,
-                                              HubCommand.subscribe(nodeID: node.nodeID.rawValue, path: path).arguments,
+                _ = try await connection.call(.subscribe(nodeID: node.nodeID.rawValue, path: path),
                                               timeout: .seconds(10 * 365 * 86_400)) { messageID, event, data in
                     guard event == HubEvent.Name.report.rawValue, let decoded = try? HubEvent.decode(name: event, data: data),
                           case .report(let r) = decoded, r.requestID == messageID else { return }
@@ -131,18 +119,17 @@ struct RemoteBackend: HomeBackend {
     }
 
     func share(_ node: NodeRecord, timeoutSeconds: UInt16) async throws(HomeError) -> (qr: String, manual: String) {
-        let r = try await connection.call("matterhub/share", Self.nodeArgs(node, ["timeout_seconds": .integer(timeoutSeconds)]))
+        let r = try await connection.call(.share(nodeID: node.nodeID.rawValue, timeoutSeconds: timeoutSeconds))
         guard let qr = r["qr"]?.string, let manual = r["manual"]?.string else { throw RemoteRecords.malformed("sharing codes") }
         return (qr, manual)
     }
 
     func unpair(_ node: NodeRecord) async throws(HomeError) {
-        _ = try await connection.call("matterhub/unpair", Self.nodeArgs(node, [:]))
+        _ = try await connection.call(.unpair(nodeID: node.nodeID.rawValue))
     }
 
     func configure(_ node: NodeID, name: String, roomName: String, in structure: StructureID) async throws(HomeError) {
-        _ = try await connection.call("matterhub/configure_device", .object([
-            "node_id": .integer(node.rawValue), "name": .string(name), "room": .string(roomName), "structure_id": .int(structure.rawValue)]))
+        _ = try await connection.call(.configureDevice(nodeID: node.rawValue, name: name, roomID: nil, roomName: roomName))
     }
 
     func defaultOptions() throws(HomeError) -> CommissioningOptions? { nil }
@@ -163,20 +150,18 @@ final class RemoteSession: HomeCommissioningSession {
     func perform(_ onboarding: MatterCommissioningRequest.Onboarding, name: String?, room: RoomID?,
                  options: CommissioningOptions?, onStep: @escaping @Sendable (Int, StepTiming) -> Void) async throws(HomeError)
         -> [Result<CommissionedDevice, CommissioningError>] {
-        var args = JSONObject([])
-        switch onboarding {
+        let command: HubCommand = switch onboarding {
         case .payload(let payload):
-            args["onboarding_payload"] = .string(payload)
+            .performCommissioning(onboardingPayload: payload, setupPINCode: nil, ipAddress: nil, name: name, roomID: room?.rawValue,
+                                  ecosystemName: nil)
         case .setupPIN(let pin, let address):
-            args["setup_pin_code"] = .integer(UInt64(pin))
-            if let address { args["ip_addr"] = .string(address) }
+            .performCommissioning(onboardingPayload: nil, setupPINCode: pin, ipAddress: address, name: name, roomID: room?.rawValue,
+                                  ecosystemName: nil)
         }
-        if let name { args["name"] = .string(name) }
-        if let room { args["room_id"] = .int(room.rawValue) }
         // The hub names its request in commissioning_started; only one session runs at a time on a
         // hub and this connection holds it, so the MatterHub request that starts during this call is ours.
         let request = LockedValue<String?>(nil)
-        let result = try await connection.call("matterhub/perform_commissioning", .object(args), timeout: .seconds(600)) { id, event, data in
+        let result = try await connection.call(command, timeout: .seconds(600)) { id, event, data in
             switch HubEvent.Name(rawValue: event) {
             case .commissioningStarted?:
                 if data["source"]?.string == HubEvent.Source.matterhub.rawValue, request.get() == nil {
@@ -198,14 +183,14 @@ final class RemoteSession: HomeCommissioningSession {
     }
 
     func complete() async throws(HomeError) -> [NodeID] {
-        let r = try await connection.call("matterhub/complete_commissioning")
+        let r = try await connection.call(.completeCommissioning)
         active.set(false)
         guard let ids = r["node_ids"]?.array?.compactMap(\.uint64) else { throw RemoteRecords.malformed("completion") }
         return ids.map(NodeID.init(rawValue:))
     }
 
     func cancel() async {
-        _ = try? await connection.call("matterhub/cancel_commissioning")
+        _ = try? await connection.call(.cancelCommissioning)
         active.set(false)
     }
 }

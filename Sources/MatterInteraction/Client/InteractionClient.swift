@@ -20,7 +20,7 @@ public struct ClientSubscription: Hashable, Sendable {
 /// The client side of the Interaction Model (Matter Core 8.4-8.8): read, write, invoke and
 /// subscribe over exchanges created by `exchangeFactory`. Each call is one exchange.
 public struct InteractionClient: Sendable {
-    public typealias ExchangeFactory = @Sendable () async throws -> any IMExchange
+    public typealias ExchangeFactory = @Sendable () async throws(InteractionError) -> any IMExchange
 
     private let exchangeFactory: ExchangeFactory
     /// Passed to `ReadRequest`/`SubscribeRequest` (fabric-filtered reads are the norm).
@@ -37,7 +37,7 @@ public struct InteractionClient: Sendable {
     ///
     /// Steps (Matter Core 8.4.3): send ReadRequest; receive ReportData chunks, answering each
     /// non-final chunk with StatusResponse(Success); the last chunk carries SuppressResponse.
-    public func read(paths: [AttributePathIB], dataVersionFilters: [DataVersionFilterIB]? = nil) async throws -> [AttributeReport] {
+    public func read(paths: [AttributePathIB], dataVersionFilters: [DataVersionFilterIB]? = nil) async throws(InteractionError) -> [AttributeReport] {
         let request = ReadRequestMessage(attributeRequests: paths, isFabricFiltered: isFabricFiltered,
                                          dataVersionFilters: dataVersionFilters)
         let exchange = try await exchangeFactory()
@@ -48,7 +48,7 @@ public struct InteractionClient: Sendable {
     }
 
     /// Reads one concrete attribute and returns its value, or throws the status it failed with.
-    public func readAttribute(_ path: ConcreteAttributePath) async throws -> TLVElement {
+    public func readAttribute(_ path: ConcreteAttributePath) async throws(InteractionError) -> TLVElement {
         let reports = try await read(paths: [path.ib])
         guard let r = reports.first(where: { $0.path.endpoint == path.endpoint && $0.path.cluster == path.cluster
             && $0.path.attribute == path.attribute }) else {
@@ -63,7 +63,7 @@ public struct InteractionClient: Sendable {
     ///
     /// With `timedTimeout` (milliseconds), first sends TimedRequest and waits for its
     /// StatusResponse, then sends the WriteRequest with TimedRequest=true (Matter Core 8.6).
-    public func write(_ writes: [AttributeDataIB], timedTimeout: UInt16? = nil) async throws -> [AttributeStatusIB] {
+    public func write(_ writes: [AttributeDataIB], timedTimeout: UInt16? = nil) async throws(InteractionError) -> [AttributeStatusIB] {
         let exchange = try await exchangeFactory()
         if let timedTimeout { try await sendTimedRequest(timedTimeout, on: exchange) }
         let request = WriteRequestMessage(timedRequest: timedTimeout != nil, writeRequests: writes)
@@ -76,7 +76,7 @@ public struct InteractionClient: Sendable {
     }
 
     /// Writes one attribute and throws the status if the write failed.
-    public func writeAttribute(_ path: ConcreteAttributePath, value: TLVElement, timedTimeout: UInt16? = nil) async throws {
+    public func writeAttribute(_ path: ConcreteAttributePath, value: TLVElement, timedTimeout: UInt16? = nil) async throws(InteractionError) {
         let statuses = try await write([AttributeDataIB(path: path.ib, data: value)], timedTimeout: timedTimeout)
         for s in statuses { if let e = s.status.error(at: .attribute(s.path)) { throw e } }
     }
@@ -85,7 +85,7 @@ public struct InteractionClient: Sendable {
 
     /// Invokes several commands in one InvokeRequest; results come back in request order.
     /// Each command gets a CommandRef when there is more than one (Matter Core 8.8.2).
-    public func invoke(_ commands: [CommandDataIB], timedTimeout: UInt16? = nil) async throws -> [InvokeResult] {
+    public func invoke(_ commands: [CommandDataIB], timedTimeout: UInt16? = nil) async throws(InteractionError) -> [InvokeResult] {
         var numbered = commands
         if commands.count > 1 {
             for i in numbered.indices { numbered[i].commandRef = UInt16(truncatingIfNeeded: i) }
@@ -110,7 +110,7 @@ public struct InteractionClient: Sendable {
 
     /// Invokes one command and returns the response command or status.
     public func invoke(commandPath: CommandPathIB, fields: TLVElement? = .structure([]),
-                       timedTimeout: UInt16? = nil) async throws -> InvokeResult {
+                       timedTimeout: UInt16? = nil) async throws(InteractionError) -> InvokeResult {
         let results = try await invoke([CommandDataIB(path: commandPath, fields: fields)], timedTimeout: timedTimeout)
         return results[0]
     }
@@ -118,7 +118,7 @@ public struct InteractionClient: Sendable {
     /// Invokes a typed cluster command on an endpoint and decodes its typed response; a status
     /// other than success throws. Commands the spec marks as timed use `timedTimeout` (default
     /// 10 s) even if none is given.
-    public func invoke<R: CommandRequest>(_ request: R, endpoint: EndpointID, timedTimeout: UInt16? = nil) async throws -> R.Response {
+    public func invoke<R: CommandRequest>(_ request: R, endpoint: EndpointID, timedTimeout: UInt16? = nil) async throws(InteractionError) -> R.Response {
         let path = CommandPathIB(endpoint, R.cluster, R.command)
         let timed = timedTimeout ?? (R.requiresTimedInvoke ? 10_000 : nil)
         switch try await invoke(commandPath: path, fields: request.fields, timedTimeout: timed) {
@@ -144,7 +144,7 @@ public struct InteractionClient: Sendable {
     /// `eventMin`, only events numbered at least that are reported (those seen before are not).
     public func subscribe(paths: [AttributePathIB], events: [EventPathIB]? = nil, eventMin: UInt64? = nil,
                           minIntervalFloor: UInt16, maxIntervalCeiling: UInt16,
-                          keepSubscriptions: Bool = false) async throws -> ClientSubscription {
+                          keepSubscriptions: Bool = false) async throws(InteractionError) -> ClientSubscription {
         let request = SubscribeRequestMessage(keepSubscriptions: keepSubscriptions, minIntervalFloor: minIntervalFloor,
                                               maxIntervalCeiling: maxIntervalCeiling, attributeRequests: paths,
                                               eventRequests: events, eventFilters: eventMin.map { [EventFilterIB(eventMin: $0)] },
@@ -172,7 +172,7 @@ public struct InteractionClient: Sendable {
 
     // MARK: Pieces
 
-    private func sendTimedRequest(_ timeout: UInt16, on exchange: any IMExchange) async throws {
+    private func sendTimedRequest(_ timeout: UInt16, on exchange: any IMExchange) async throws(InteractionError) {
         let reply = try await exchange.request(.timedRequest, TimedRequestMessage(timeout: timeout).payload)
         guard reply.opcode == .statusResponse else {
             throw InteractionError.unexpectedMessage(expected: "StatusResponse", received: reply.opcode)
@@ -182,7 +182,7 @@ public struct InteractionClient: Sendable {
     }
 
     /// Collects ReportData chunks starting with `first`; returns the report and the final reply.
-    private func collectReport(_ first: IMFrame, on exchange: any IMExchange) async throws -> (AssembledReport, StatusResponseMessage?) {
+    private func collectReport(_ first: IMFrame, on exchange: any IMExchange) async throws(InteractionError) -> (AssembledReport, StatusResponseMessage?) {
         var assembler = ReportAssembler()
         var frame = first
         while true {
@@ -199,14 +199,14 @@ public struct InteractionClient: Sendable {
         }
     }
 
-    private func throwIfStatusResponse(_ frame: IMFrame) throws {
+    private func throwIfStatusResponse(_ frame: IMFrame) throws(InteractionError) {
         guard frame.opcode == .statusResponse else { return }
         let status = try StatusResponseMessage(payload: frame.payload).status
         throw InteractionError.status(status, clusterStatus: nil, path: nil)
     }
 
     /// Orders responses like the requests: by CommandRef when several, else by path.
-    private func match(_ responses: [InvokeResponseIB], to requests: [CommandDataIB]) throws -> [InvokeResult] {
+    private func match(_ responses: [InvokeResponseIB], to requests: [CommandDataIB]) throws(InteractionError) -> [InvokeResult] {
         var out: [InvokeResult] = []
         for (i, req) in requests.enumerated() {
             let found = responses.first { r in

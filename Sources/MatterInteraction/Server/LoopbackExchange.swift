@@ -10,7 +10,7 @@ public actor LoopbackExchange: IMExchange {
         self.clock = clock
     }
 
-    public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws -> IMFrame {
+    public func request(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) -> IMFrame {
         var r = responder
         let reply = await r.receive(IMFrame(opcode, payload), now: clock())
         responder = r
@@ -18,7 +18,7 @@ public actor LoopbackExchange: IMExchange {
         return reply
     }
 
-    public func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws {
+    public func send(_ opcode: IMOpcode, _ payload: [UInt8]) async throws(InteractionError) {
         var r = responder
         let reply = await r.receive(IMFrame(opcode, payload), now: clock())
         responder = r
