@@ -1,3 +1,5 @@
+import MatterPlatform
+
 /// An HTTP/1.1 response parser (RFC 9112) for a client that sent one GET with
 /// `Connection: close` and `Accept-Encoding: identity`: bytes in, head and body out, no I/O.
 ///
@@ -36,10 +38,7 @@ package struct HTTPResponseParser: Sendable {
         }
     }
 
-    package struct Field: Sendable, Hashable {
-        package var name: String
-        package var value: String
-    }
+    package typealias Field = HTTPHead.Field
 
     package enum Framing: Sendable, Hashable {
         /// No body (1xx, 204, 304).
@@ -255,46 +254,16 @@ package struct HTTPResponseParser: Sendable {
         return nil
     }
 
-    /// The offset of CRLF CRLF at or after `from` (the head began at `start`); refuses a bare
-    /// CR or LF as soon as it arrives, so a head with the wrong line endings fails at once
-    /// rather than waiting for a blank line that never comes.
     static func headEnd(_ bytes: [UInt8], from: Int, start: Int) throws(Failure) -> Int? {
-        var i = from
-        while i < bytes.count {
-            switch bytes[i] {
-            case 13:
-                guard i + 1 < bytes.count else { return nil }
-                guard bytes[i + 1] == 10 else { throw .malformed("bare CR in the head") }
-                if i + 3 < bytes.count, bytes[i + 2] == 13, bytes[i + 3] == 10 { return i }
-            case 10:
-                guard i > start, bytes[i - 1] == 13 else { throw .malformed("bare LF in the head") }
-            default:
-                break
-            }
-            i += 1
-        }
-        return nil
+        do { return try HTTPHead.end(bytes, from: from, start: start) } catch { throw .malformed(error.reason) }
     }
 
     // MARK: - Pure pieces
 
     /// Parses a head without its final CRLF CRLF: the status line, then field lines.
     package static func parseHead(_ bytes: ArraySlice<UInt8>) throws(Failure) -> Head {
-        var lines: [ArraySlice<UInt8>] = []
-        var start = bytes.startIndex
-        var i = bytes.startIndex
-        while i < bytes.endIndex {
-            switch bytes[i] {
-            case 13:
-                guard i + 1 < bytes.endIndex, bytes[i + 1] == 10 else { throw .malformed("bare CR in the head") }
-                lines.append(bytes[start..<i])
-                i += 2
-                start = i
-            case 10: throw .malformed("bare LF in the head")
-            default: i += 1
-            }
-        }
-        lines.append(bytes[start..<bytes.endIndex])
+        let lines: [ArraySlice<UInt8>]
+        do { lines = try HTTPHead.lines(bytes) } catch { throw .malformed(error.reason) }
         let (version, status, reason) = try parseStatusLine(lines[0])
         guard lines.count - 1 <= maxFields else { throw .malformed("more than \(maxFields) header fields") }
         var fields: [Field] = []
@@ -303,46 +272,12 @@ package struct HTTPResponseParser: Sendable {
         return Head(version: version, status: status, reason: reason, fields: fields, framing: framing)
     }
 
-    /// `HTTP/1.1 200 OK`: the version (HTTP/1.0 or HTTP/1.1), three digits, and a reason that
-    /// may be empty (the space before it may be missing too).
     package static func parseStatusLine(_ line: ArraySlice<UInt8>) throws(Failure) -> (version: String, status: Int, reason: String) {
-        let bytes = Array(line)
-        guard bytes.count >= 12, bytes.starts(with: Array("HTTP/1.".utf8)), bytes[7] == 0x30 || bytes[7] == 0x31, bytes[8] == 0x20 else {
-            throw .malformed("bad status line (expected HTTP/1.1 and a status code)")
-        }
-        let digits = bytes[9..<12]
-        guard digits.allSatisfy({ (0x30...0x39).contains($0) }), let status = Int(String(decoding: digits, as: UTF8.self)),
-              (100...599).contains(status) else {
-            throw .malformed("bad status code in the status line")
-        }
-        var reason = ""
-        if bytes.count > 12 {
-            guard bytes[12] == 0x20 else { throw .malformed("bad status line (no space after the status code)") }
-            let text = bytes[13...]
-            guard text.allSatisfy(isFieldValueByte) else { throw .malformed("control character in the reason phrase") }
-            reason = String(decoding: text, as: UTF8.self)
-        }
-        return (bytes[7] == 0x31 ? "HTTP/1.1" : "HTTP/1.0", status, reason)
+        do { return try HTTPHead.statusLine(line) } catch { throw .malformed(error.reason) }
     }
 
-    /// `name: value`: a token, a colon, optional whitespace, a value of visible characters,
-    /// spaces and tabs, optional whitespace.
     package static func parseField(_ line: ArraySlice<UInt8>) throws(Failure) -> Field {
-        guard let colon = line.firstIndex(of: 0x3A) else {
-            if line.first == 0x20 || line.first == 0x09 { throw .malformed("folded header line (obs-fold)") }
-            throw .malformed("header line without a colon")
-        }
-        let name = line[line.startIndex..<colon]
-        guard !name.isEmpty else { throw .malformed("empty header field name") }
-        guard name.allSatisfy(isTokenByte) else {
-            throw .malformed(name.first == 0x20 || name.first == 0x09 ? "folded header line (obs-fold)" : "bad character in a header field name")
-        }
-        var value = line[(colon + 1)...]
-        while let b = value.first, b == 0x20 || b == 0x09 { value = value.dropFirst() }
-        while let b = value.last, b == 0x20 || b == 0x09 { value = value.dropLast() }
-        let lowered = String(decoding: name, as: UTF8.self).lowercased()
-        guard value.allSatisfy(isFieldValueByte) else { throw .malformed("control character in the \(lowered) field") }
-        return Field(name: lowered, value: String(decoding: value, as: UTF8.self))
+        do { return try HTTPHead.field(line) } catch { throw .malformed(error.reason) }
     }
 
     /// The body's framing (RFC 9112 section 6.3) for a response to GET.
@@ -399,18 +334,7 @@ package struct HTTPResponseParser: Sendable {
         }
     }
 
-    /// tchar (RFC 9110 section 5.6.2).
-    private static func isTokenByte(_ b: UInt8) -> Bool {
-        switch b {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-        default: return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
-        }
-    }
-
-    /// field-vchar, SP or HTAB (obs-text allowed).
-    private static func isFieldValueByte(_ b: UInt8) -> Bool {
-        b == 0x09 || (b >= 0x20 && b != 0x7F)
-    }
+    private static func isFieldValueByte(_ b: UInt8) -> Bool { HTTPHead.isFieldValueByte(b) }
 }
 
 extension Substring {

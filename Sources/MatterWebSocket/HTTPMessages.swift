@@ -1,3 +1,5 @@
+import MatterPlatform
+
 /// The head of an HTTP/1.1 request (RFC 9112): request line and header fields.
 public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
     /// The most header bytes accepted before the blank line.
@@ -60,7 +62,7 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
     /// Parses a request head from the start of `bytes`: the head and the bytes it used, or nil
     /// when the blank line has not arrived yet.
     public static func parse(_ bytes: [UInt8]) throws(ParseError) -> (head: HTTPRequestHead, consumed: Int)? {
-        guard let end = findHeadEnd(bytes) else {
+        guard let end = try findHeadEnd(bytes) else {
             if bytes.count > maxHeadLength { throw .tooLong }
             return nil
         }
@@ -68,7 +70,7 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
         let (first, headers) = try splitHead(bytes[..<end])
         let requestLine = first.split(separator: " ", omittingEmptySubsequences: false)
         guard requestLine.count == 3, !requestLine[0].isEmpty, requestLine[1].first == "/",
-              requestLine[0].utf8.allSatisfy(isTokenByte), requestLine[1].utf8.allSatisfy(isVisibleByte) else {
+              requestLine[0].utf8.allSatisfy(HTTPHead.isTokenByte), requestLine[1].utf8.allSatisfy(isVisibleByte) else {
             throw .malformed("bad request line")
         }
         let version = String(requestLine[2])
@@ -78,39 +80,29 @@ public struct HTTPRequestHead: Hashable, Sendable, HTTPHeaderFields {
                                 headers: headers), end + 4)
     }
 
-    /// The start line and the header fields (names lower-cased) of a head without its blank line.
+    /// The start line and the header fields (names lower-cased) of a head without its blank
+    /// line, through ``HTTPHead`` (the trust store's response parser reads fields the same way).
     static func splitHead(_ bytes: ArraySlice<UInt8>) throws(ParseError) -> (first: Substring, headers: [(name: String, value: String)]) {
-        guard let text = String(validating: bytes, as: UTF8.self) else { throw .malformed("not UTF-8") }
-        var lines = text.split(separator: "\r\n", omittingEmptySubsequences: false)
-        guard !lines.isEmpty, !lines[0].isEmpty else { throw .malformed("no start line") }
-        let first = lines.removeFirst()
-        var headers: [(name: String, value: String)] = []
-        for line in lines where !line.isEmpty {
-            guard let colon = line.firstIndex(of: ":"), colon != line.startIndex else { throw .malformed("bad header line") }
-            let name = line[..<colon]
-            guard !name.contains(where: { $0 == " " || $0 == "\t" }) else { throw .malformed("space in a header name") }
-            guard name.utf8.allSatisfy(isTokenByte) else { throw .malformed("a header name with a character a token may not have") }
-            let value = line[line.index(after: colon)...]
-            // RFC 9110 5.5: no control character but a tab in a field value (NUL, CR, LF smuggle).
-            guard value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
-                throw .malformed("a control character in the value of header '\(name.lowercased())'")
+        do throws(HTTPHead.Malformed) {
+            let lines = try HTTPHead.lines(bytes)
+            guard let first = String(validating: lines[0], as: UTF8.self), !first.isEmpty else { throw HTTPHead.Malformed("no start line") }
+            var headers: [(name: String, value: String)] = []
+            for line in lines.dropFirst() where !line.isEmpty {
+                let field = try HTTPHead.field(line)
+                headers.append((field.name, field.value))
             }
-            headers.append((name.lowercased(), String(value).trimmingSpaces))
+            return (Substring(first), headers)
+        } catch {
+            throw .malformed(error.reason)
         }
-        return (first, headers)
     }
 
-    /// The offset of "\r\n\r\n", if present.
-    static func findHeadEnd(_ bytes: [UInt8]) -> Int? {
-        guard bytes.count >= 4 else { return nil }
-        for i in 0...(bytes.count - 4) where bytes[i] == 13 && bytes[i + 1] == 10 && bytes[i + 2] == 13 && bytes[i + 3] == 10 {
-            return i
-        }
-        return nil
+    /// The offset of "\r\n\r\n", if present; a bare CR or LF is refused at once.
+    static func findHeadEnd(_ bytes: [UInt8]) throws(ParseError) -> Int? {
+        do { return try HTTPHead.end(bytes) } catch { throw .malformed(error.reason) }
     }
 }
 
-/// An HTTP response; the server always closes the connection after a non-upgrade response.
 public struct HTTPResponse: Hashable, Sendable {
     public var status: Int
     public var reason: String
@@ -141,14 +133,6 @@ public struct HTTPResponse: Hashable, Sendable {
         for key in fields.keys.sorted() { text += "\(key): \(fields[key]!)\r\n" }
         text += "\r\n"
         return Array(text.utf8) + body
-    }
-}
-
-/// A `tchar` of RFC 9110 5.6.2 (method and header names).
-private func isTokenByte(_ b: UInt8) -> Bool {
-    switch b {
-    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
-    default: return Array("!#$%&'*+-.^_`|~".utf8).contains(b)
     }
 }
 
