@@ -216,26 +216,81 @@ public actor Hub {
     /// CASE with `nodeID` at the first of `candidates` that answers; remembers the session,
     /// its resumption record and the address (written only when it differs from `recorded`:
     /// every store write is synced to disk, and 200 nodes reconnecting wrote 200 unchanged rows).
+    ///
+    /// The candidates are tried in parallel, staggered as Happy Eyeballs does (RFC 8305): the
+    /// next one starts when the one before fails or after ``caseStagger`` without an answer, at
+    /// most ``maxCASEAttempts`` at once; the first session wins and the others are cancelled (a
+    /// stale address first in the list costs a stagger, not a whole handshake timeout).
     private func establishCASE(_ nodeID: NodeID, _ identity: CommissionerIdentity, at candidates: [PeerAddress],
                                recorded: [NodeAddress] = [], lastError: inout String) async -> SessionHandle? {
-        guard let manager else { return nil }
-        for address in candidates {
-            do {
-                let r = try await CASEInitiator.establish(manager: manager, peer: address, fabric: identity.controller,
-                                                          peerNodeID: nodeID.rawValue, resumption: resumption[nodeID], timeout: .seconds(5))
-                caseSessions[nodeID] = r.session
-                resumption[nodeID] = r.resumption
-                if let p = await manager.secureSession(r.session)?.peerAddress {
-                    let reached = [NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)]
-                    if reached != recorded { try? store.updateAddresses(reached, for: nodeID) }
-                }
-                return r.session
-            } catch {
-                lastError = error.description
-            }
+        guard let manager, !candidates.isEmpty else { return nil }
+        let fabric = identity.controller, record = resumption[nodeID]
+        enum Event: Sendable {
+            case attempt(Result<CASEInitiator.Result, SecureChannelError>)
+            case stagger
         }
-        return nil
+        let (won, errors) = await withTaskGroup(of: Event.self) { group -> (CASEInitiator.Result?, [String]) in
+            var next = 0, inFlight = 0, errors: [String] = []
+            func startNext() {
+                guard next < candidates.count, inFlight < Self.maxCASEAttempts else { return }
+                let address = candidates[next]
+                next += 1
+                inFlight += 1
+                group.addTask {
+                    do throws(SecureChannelError) {
+                        return .attempt(.success(try await CASEInitiator.establish(
+                            manager: manager, peer: address, fabric: fabric, peerNodeID: nodeID.rawValue, resumption: record,
+                            timeout: .seconds(5))))
+                    } catch {
+                        return .attempt(.failure(error))
+                    }
+                }
+                if next < candidates.count {
+                    group.addTask {
+                        try? await Task.sleep(for: Self.caseStagger)
+                        return .stagger
+                    }
+                }
+            }
+            startNext()
+            var winner: CASEInitiator.Result?
+            while let event = await group.next() {
+                switch event {
+                case .stagger:
+                    if winner == nil { startNext() }
+                case .attempt(.failure(let error)):
+                    inFlight -= 1
+                    errors.append(error.description)
+                    if winner == nil { startNext() }
+                case .attempt(.success(let r)):
+                    inFlight -= 1
+                    if winner == nil {
+                        winner = r
+                        group.cancelAll()
+                    } else {
+                        await manager.removeSession(r.session)  // a second address answered too
+                    }
+                }
+            }
+            return (winner, errors)
+        }
+        guard let r = won else {
+            lastError = errors.last ?? lastError
+            return nil
+        }
+        caseSessions[nodeID] = r.session
+        resumption[nodeID] = r.resumption
+        if let p = await manager.secureSession(r.session)?.peerAddress {
+            let reached = [NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)]
+            if reached != recorded { try? store.updateAddresses(reached, for: nodeID) }
+        }
+        return r.session
     }
+
+    /// How long a CASE attempt gets before the next address is tried alongside it.
+    static let caseStagger: Duration = .milliseconds(300)
+    /// CASE attempts to one node in flight at once.
+    static let maxCASEAttempts = 3
 
     /// What became of a node left pending by a crash.
     package enum Reconciliation: Sendable, Equatable {
