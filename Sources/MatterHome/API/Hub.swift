@@ -197,17 +197,23 @@ public actor Hub {
         }
         let known = record.addresses.compactMap { PeerAddress($0.host, port: $0.port, interfaceIndex: $0.interfaceIndex ?? 0) }
         var lastError = "no known address"
-        // The known addresses first (no discovery wait), unless the node is known to have moved.
+        // The `_matter._tcp` resolve starts alongside the known addresses when they have not
+        // answered within a stagger (an answer before that cancels it: 200 nodes reconnecting at
+        // once start no browse at all), and right away when the node is known to have moved.
+        let cfid = try? identity.compressedFabricID().rawValue
+        let discovery = Task { () async -> [PeerAddress] in
+            if !resolveAddress, (try? await Task.sleep(for: Self.caseStagger)) == nil { return [] }
+            guard let cfid else { return [] }
+            return await self.operationalAddresses(cfid: cfid, nodeID: nodeID)
+        }
+        defer { discovery.cancel() }
         if !resolveAddress,
            let session = await establishCASE(nodeID, identity, at: known, recorded: record.addresses, lastError: &lastError) {
             return session
         }
-        var discovered: [PeerAddress] = []
-        if let cfid = try? identity.compressedFabricID().rawValue {
-            discovered = await operationalAddresses(cfid: cfid, nodeID: nodeID)
-        }
-        if let session = await establishCASE(nodeID, identity, at: discovered + (resolveAddress ? known : []),
-                                             recorded: record.addresses, lastError: &lastError) {
+        let discovered = await discovery.value
+        let untried = resolveAddress ? discovered + known : discovered.filter { !known.contains($0) }
+        if let session = await establishCASE(nodeID, identity, at: untried, recorded: record.addresses, lastError: &lastError) {
             return session
         }
         throw HomeError(.deviceUnreachable, "cannot reach device 0x\(nodeID.paddedHex) (\(record.name)): \(lastError); check that it is powered and on this network")
@@ -226,11 +232,11 @@ public actor Hub {
         guard let manager, !candidates.isEmpty else { return nil }
         let fabric = identity.controller, record = resumption[nodeID]
         enum Event: Sendable {
-            case attempt(Result<CASEInitiator.Result, SecureChannelError>)
+            case attempt(PeerAddress, Result<CASEInitiator.Result, SecureChannelError>)
             case stagger
         }
-        let (won, errors) = await withTaskGroup(of: Event.self) { group -> (CASEInitiator.Result?, [String]) in
-            var next = 0, inFlight = 0, errors: [String] = []
+        let (won, errors) = await withTaskGroup(of: Event.self) { group -> (CASEInitiator.Result?, [(PeerAddress, String)]) in
+            var next = 0, inFlight = 0, errors: [(PeerAddress, String)] = []
             func startNext() {
                 guard next < candidates.count, inFlight < Self.maxCASEAttempts else { return }
                 let address = candidates[next]
@@ -238,11 +244,11 @@ public actor Hub {
                 inFlight += 1
                 group.addTask {
                     do throws(SecureChannelError) {
-                        return .attempt(.success(try await CASEInitiator.establish(
+                        return .attempt(address, .success(try await CASEInitiator.establish(
                             manager: manager, peer: address, fabric: fabric, peerNodeID: nodeID.rawValue, resumption: record,
                             timeout: .seconds(5))))
                     } catch {
-                        return .attempt(.failure(error))
+                        return .attempt(address, .failure(error))
                     }
                 }
                 if next < candidates.count {
@@ -258,11 +264,12 @@ public actor Hub {
                 switch event {
                 case .stagger:
                     if winner == nil { startNext() }
-                case .attempt(.failure(let error)):
+                case .attempt(let address, .failure(let error)):
                     inFlight -= 1
-                    errors.append(error.description)
+                    // A cancelled loser did not fail: only real failures count against an address.
+                    if winner == nil { errors.append((address, error.description)) }
                     if winner == nil { startNext() }
-                case .attempt(.success(let r)):
+                case .attempt(_, .success(let r)):
                     inFlight -= 1
                     if winner == nil {
                         winner = r
@@ -275,14 +282,21 @@ public actor Hub {
             return (winner, errors)
         }
         guard let r = won else {
-            lastError = errors.last ?? lastError
+            lastError = errors.last?.1 ?? lastError
             return nil
         }
         caseSessions[nodeID] = r.session
         resumption[nodeID] = r.resumption
         if let p = await manager.secureSession(r.session)?.peerAddress {
-            let reached = [NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)]
-            if reached != recorded { try? store.updateAddresses(reached, for: nodeID) }
+            // The address that answered first, then the others known before that did not fail
+            // now (a node on two networks keeps both; one that moved loses the dead one).
+            let failed = Set(errors.map(\.0))
+            let reached = NodeAddress(host: p.ipText, port: p.port, interfaceIndex: p.interfaceIndex)
+            let kept = recorded.filter { a in
+                a != reached && !failed.contains(where: { $0.ipText == a.host && $0.port == a.port })
+            }
+            let remembered = Array(([reached] + kept).prefix(Self.rememberedAddresses))
+            if remembered != recorded { try? store.updateAddresses(remembered, for: nodeID) }
         }
         return r.session
     }
@@ -291,6 +305,8 @@ public actor Hub {
     static let caseStagger: Duration = .milliseconds(300)
     /// CASE attempts to one node in flight at once.
     static let maxCASEAttempts = 3
+    /// Addresses remembered per node, most recently reached first.
+    static let rememberedAddresses = 4
 
     /// What became of a node left pending by a crash.
     package enum Reconciliation: Sendable, Equatable {
