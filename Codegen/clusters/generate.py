@@ -179,6 +179,7 @@ class Generator:
         self.id_namespace(out, "Command", "CommandID", cluster["commands"], 2)
         self.id_namespace(out, "Event", "EventID", cluster["events"], 2)
         self.value_types(cluster, out)
+        self.field_tags(cluster, out)
         out.append("")
         out.append("    /// Everything the model knows about the cluster, for lookups by ID or name.")
         out.append("    public static let definition = ClusterDefinition(")
@@ -194,6 +195,18 @@ class Generator:
         out.append("    )")
         out.append("}")
         return "\n".join(out) + "\n"
+
+    @staticmethod
+    def field_tags(cluster, out):
+        """The context tag of each field of each command and structure (`ArmFailSafeTag.breadcrumb`),
+        for the hand-written typed commands to encode with."""
+        for item in cluster["commands"] + cluster["structs"]:
+            if not item["fields"]:
+                continue
+            out.append(f"    public enum {upper_camel(item['name'])}Tag {{")
+            for f in item["fields"]:
+                out.append(f"        public static let {lower_camel(f['name'])}: UInt8 = {f['tag']}")
+            out.append("    }")
 
     @staticmethod
     def id_namespace(out, namespace, id_type, items, digits):

@@ -105,6 +105,43 @@ extension Clusters.AccessControl {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum ReviewFabricRestrictionsTag {
+        public static let arl: UInt8 = 0
+    }
+    public enum ReviewFabricRestrictionsResponseTag {
+        public static let token: UInt8 = 0
+    }
+    public enum AccessRestrictionStructTag {
+        public static let type: UInt8 = 0
+        public static let id: UInt8 = 1
+    }
+    public enum CommissioningAccessRestrictionEntryStructTag {
+        public static let endpoint: UInt8 = 0
+        public static let cluster: UInt8 = 1
+        public static let restrictions: UInt8 = 2
+    }
+    public enum AccessRestrictionEntryStructTag {
+        public static let endpoint: UInt8 = 0
+        public static let cluster: UInt8 = 1
+        public static let restrictions: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum AccessControlTargetStructTag {
+        public static let cluster: UInt8 = 0
+        public static let endpoint: UInt8 = 1
+        public static let deviceType: UInt8 = 2
+    }
+    public enum AccessControlEntryStructTag {
+        public static let privilege: UInt8 = 1
+        public static let authMode: UInt8 = 2
+        public static let subjects: UInt8 = 3
+        public static let targets: UInt8 = 4
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum AccessControlExtensionStructTag {
+        public static let data: UInt8 = 1
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

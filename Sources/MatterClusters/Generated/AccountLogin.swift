@@ -23,6 +23,20 @@ extension Clusters.AccountLogin {
     public enum Event {
         public static let loggedOut: EventID = 0x00
     }
+    public enum GetSetupPINTag {
+        public static let tempAccountIdentifier: UInt8 = 0
+    }
+    public enum LoginTag {
+        public static let tempAccountIdentifier: UInt8 = 0
+        public static let setupPIN: UInt8 = 1
+        public static let node: UInt8 = 2
+    }
+    public enum LogoutTag {
+        public static let node: UInt8 = 0
+    }
+    public enum GetSetupPINResponseTag {
+        public static let setupPIN: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

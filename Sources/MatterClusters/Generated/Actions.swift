@@ -104,6 +104,73 @@ extension Clusters.Actions {
             MatterField("endpoints", tag: 3, .list(.uint64)),
         ])
     }
+    public enum InstantActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum InstantActionWithTransitionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+    }
+    public enum StartActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum StartActionWithDurationTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+        public static let duration: UInt8 = 2
+    }
+    public enum StopActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum PauseActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum PauseActionWithDurationTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+        public static let duration: UInt8 = 2
+    }
+    public enum ResumeActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum EnableActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum EnableActionWithDurationTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+        public static let duration: UInt8 = 2
+    }
+    public enum DisableActionTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+    }
+    public enum DisableActionWithDurationTag {
+        public static let actionID: UInt8 = 0
+        public static let invokeID: UInt8 = 1
+        public static let duration: UInt8 = 2
+    }
+    public enum ActionStructTag {
+        public static let actionID: UInt8 = 0
+        public static let name: UInt8 = 1
+        public static let type: UInt8 = 2
+        public static let endpointListID: UInt8 = 3
+        public static let supportedCommands: UInt8 = 4
+        public static let state: UInt8 = 5
+    }
+    public enum EndpointListStructTag {
+        public static let endpointListID: UInt8 = 0
+        public static let name: UInt8 = 1
+        public static let type: UInt8 = 2
+        public static let endpoints: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -62,6 +62,10 @@ extension Clusters.ActivatedCarbonFilterMonitoring {
             MatterField("productIdentifierValue", tag: 1, .string),
         ])
     }
+    public enum ReplacementProductStructTag {
+        public static let productIdentifierType: UInt8 = 0
+        public static let productIdentifierValue: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -43,6 +43,16 @@ extension Clusters.AdministratorCommissioning {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let basic = Self(rawValue: 0x1)
     }
+    public enum OpenCommissioningWindowTag {
+        public static let commissioningTimeout: UInt8 = 0
+        public static let pakePasscodeVerifier: UInt8 = 1
+        public static let discriminator: UInt8 = 2
+        public static let iterations: UInt8 = 3
+        public static let salt: UInt8 = 4
+    }
+    public enum OpenBasicCommissioningWindowTag {
+        public static let commissioningTimeout: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

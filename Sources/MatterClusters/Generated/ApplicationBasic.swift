@@ -38,6 +38,10 @@ extension Clusters.ApplicationBasic {
             MatterField("applicationID", tag: 1, .string),
         ])
     }
+    public enum ApplicationStructTag {
+        public static let catalogVendorID: UInt8 = 0
+        public static let applicationID: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -49,6 +49,28 @@ extension Clusters.ApplicationLauncher {
             MatterField("endpoint", tag: 1, .uint64, optional: true),
         ])
     }
+    public enum LaunchAppTag {
+        public static let application: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum StopAppTag {
+        public static let application: UInt8 = 0
+    }
+    public enum HideAppTag {
+        public static let application: UInt8 = 0
+    }
+    public enum LauncherResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum ApplicationStructTag {
+        public static let catalogVendorID: UInt8 = 0
+        public static let applicationID: UInt8 = 1
+    }
+    public enum ApplicationEPStructTag {
+        public static let application: UInt8 = 0
+        public static let endpoint: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -44,6 +44,18 @@ extension Clusters.AudioOutput {
             MatterField("name", tag: 2, .string),
         ])
     }
+    public enum SelectOutputTag {
+        public static let index: UInt8 = 0
+    }
+    public enum RenameOutputTag {
+        public static let index: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
+    public enum OutputInfoStructTag {
+        public static let index: UInt8 = 0
+        public static let outputType: UInt8 = 1
+        public static let name: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -95,6 +95,14 @@ extension Clusters.BasicInformation {
             MatterField("primaryColor", tag: 1, .nullable(.unsigned(bits: 8))),
         ])
     }
+    public enum CapabilityMinimaStructTag {
+        public static let caseSessionsPerFabric: UInt8 = 0
+        public static let subscriptionsPerFabric: UInt8 = 1
+    }
+    public enum ProductAppearanceStructTag {
+        public static let finish: UInt8 = 0
+        public static let primaryColor: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

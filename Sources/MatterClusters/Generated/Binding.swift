@@ -25,6 +25,13 @@ extension Clusters.Binding {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum TargetStructTag {
+        public static let node: UInt8 = 1
+        public static let group: UInt8 = 2
+        public static let endpoint: UInt8 = 3
+        public static let cluster: UInt8 = 4
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

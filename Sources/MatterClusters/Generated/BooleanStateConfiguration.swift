@@ -49,6 +49,12 @@ extension Clusters.BooleanStateConfiguration {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let generalFault = Self(rawValue: 0x1)
     }
+    public enum SuppressAlarmTag {
+        public static let alarmsToSuppress: UInt8 = 0
+    }
+    public enum EnableDisableAlarmTag {
+        public static let alarmsToEnableDisable: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -91,6 +91,14 @@ extension Clusters.BridgedDeviceBasicInformation {
             MatterField("primaryColor", tag: 1, .nullable(.unsigned(bits: 8))),
         ])
     }
+    public enum KeepActiveTag {
+        public static let stayActiveDuration: UInt8 = 0
+        public static let timeoutMs: UInt8 = 1
+    }
+    public enum ProductAppearanceStructTag {
+        public static let finish: UInt8 = 0
+        public static let primaryColor: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

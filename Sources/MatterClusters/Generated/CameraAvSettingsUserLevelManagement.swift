@@ -58,6 +58,50 @@ extension Clusters.CameraAvSettingsUserLevelManagement {
             MatterField("viewport", tag: 1, Clusters.Globals.Types.viewportStruct),
         ])
     }
+    public enum MPTZSetPositionTag {
+        public static let pan: UInt8 = 0
+        public static let tilt: UInt8 = 1
+        public static let zoom: UInt8 = 2
+    }
+    public enum MPTZRelativeMoveTag {
+        public static let panDelta: UInt8 = 0
+        public static let tiltDelta: UInt8 = 1
+        public static let zoomDelta: UInt8 = 2
+    }
+    public enum MPTZMoveToPresetTag {
+        public static let presetID: UInt8 = 0
+    }
+    public enum MPTZSavePresetTag {
+        public static let presetID: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
+    public enum MPTZRemovePresetTag {
+        public static let presetID: UInt8 = 0
+    }
+    public enum DPTZSetViewportTag {
+        public static let videoStreamID: UInt8 = 0
+        public static let viewport: UInt8 = 1
+    }
+    public enum DPTZRelativeMoveTag {
+        public static let videoStreamID: UInt8 = 0
+        public static let deltaX: UInt8 = 1
+        public static let deltaY: UInt8 = 2
+        public static let zoomDelta: UInt8 = 3
+    }
+    public enum MPTZStructTag {
+        public static let pan: UInt8 = 0
+        public static let tilt: UInt8 = 1
+        public static let zoom: UInt8 = 2
+    }
+    public enum MPTZPresetStructTag {
+        public static let presetID: UInt8 = 0
+        public static let name: UInt8 = 1
+        public static let settings: UInt8 = 2
+    }
+    public enum DPTZStructTag {
+        public static let videoStreamID: UInt8 = 0
+        public static let viewport: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -194,6 +194,144 @@ extension Clusters.CameraAvStreamManagement {
             MatterField("maxHDRFPS", tag: 3, .uint64, optional: true),
         ])
     }
+    public enum AudioStreamAllocateTag {
+        public static let streamUsage: UInt8 = 0
+        public static let audioCodec: UInt8 = 1
+        public static let channelCount: UInt8 = 2
+        public static let sampleRate: UInt8 = 3
+        public static let bitRate: UInt8 = 4
+        public static let bitDepth: UInt8 = 5
+    }
+    public enum AudioStreamDeallocateTag {
+        public static let audioStreamID: UInt8 = 0
+    }
+    public enum VideoStreamAllocateTag {
+        public static let streamUsage: UInt8 = 0
+        public static let videoCodec: UInt8 = 1
+        public static let minFrameRate: UInt8 = 2
+        public static let maxFrameRate: UInt8 = 3
+        public static let minResolution: UInt8 = 4
+        public static let maxResolution: UInt8 = 5
+        public static let minBitRate: UInt8 = 6
+        public static let maxBitRate: UInt8 = 7
+        public static let minKeyFrameInterval: UInt8 = 8
+        public static let maxKeyFrameInterval: UInt8 = 9
+        public static let watermarkEnabled: UInt8 = 10
+        public static let osdEnabled: UInt8 = 11
+    }
+    public enum VideoStreamModifyTag {
+        public static let videoStreamID: UInt8 = 0
+        public static let watermarkEnabled: UInt8 = 1
+        public static let osdEnabled: UInt8 = 2
+    }
+    public enum VideoStreamDeallocateTag {
+        public static let videoStreamID: UInt8 = 0
+    }
+    public enum SnapshotStreamAllocateTag {
+        public static let imageCodec: UInt8 = 0
+        public static let maxFrameRate: UInt8 = 1
+        public static let minResolution: UInt8 = 2
+        public static let maxResolution: UInt8 = 3
+        public static let quality: UInt8 = 4
+        public static let watermarkEnabled: UInt8 = 5
+        public static let osdEnabled: UInt8 = 6
+    }
+    public enum SnapshotStreamModifyTag {
+        public static let snapshotStreamID: UInt8 = 0
+        public static let watermarkEnabled: UInt8 = 1
+        public static let osdEnabled: UInt8 = 2
+    }
+    public enum SnapshotStreamDeallocateTag {
+        public static let snapshotStreamID: UInt8 = 0
+    }
+    public enum SetStreamPrioritiesTag {
+        public static let streamPriorities: UInt8 = 0
+    }
+    public enum CaptureSnapshotTag {
+        public static let snapshotStreamID: UInt8 = 0
+        public static let requestedResolution: UInt8 = 1
+    }
+    public enum AudioStreamAllocateResponseTag {
+        public static let audioStreamID: UInt8 = 0
+    }
+    public enum VideoStreamAllocateResponseTag {
+        public static let videoStreamID: UInt8 = 0
+    }
+    public enum SnapshotStreamAllocateResponseTag {
+        public static let snapshotStreamID: UInt8 = 0
+    }
+    public enum CaptureSnapshotResponseTag {
+        public static let data: UInt8 = 0
+        public static let imageCodec: UInt8 = 1
+        public static let resolution: UInt8 = 2
+    }
+    public enum VideoResolutionStructTag {
+        public static let width: UInt8 = 0
+        public static let height: UInt8 = 1
+    }
+    public enum VideoStreamStructTag {
+        public static let videoStreamID: UInt8 = 0
+        public static let streamUsage: UInt8 = 1
+        public static let videoCodec: UInt8 = 2
+        public static let minFrameRate: UInt8 = 3
+        public static let maxFrameRate: UInt8 = 4
+        public static let minResolution: UInt8 = 5
+        public static let maxResolution: UInt8 = 6
+        public static let minBitRate: UInt8 = 7
+        public static let maxBitRate: UInt8 = 8
+        public static let minKeyFrameInterval: UInt8 = 9
+        public static let maxKeyFrameInterval: UInt8 = 10
+        public static let watermarkEnabled: UInt8 = 11
+        public static let osdEnabled: UInt8 = 12
+        public static let referenceCount: UInt8 = 13
+    }
+    public enum SnapshotStreamStructTag {
+        public static let snapshotStreamID: UInt8 = 0
+        public static let imageCodec: UInt8 = 1
+        public static let frameRate: UInt8 = 2
+        public static let minResolution: UInt8 = 3
+        public static let maxResolution: UInt8 = 4
+        public static let quality: UInt8 = 5
+        public static let referenceCount: UInt8 = 6
+        public static let encodedPixels: UInt8 = 7
+        public static let hardwareEncoder: UInt8 = 8
+        public static let watermarkEnabled: UInt8 = 9
+        public static let osdEnabled: UInt8 = 10
+    }
+    public enum SnapshotCapabilitiesStructTag {
+        public static let resolution: UInt8 = 0
+        public static let maxFrameRate: UInt8 = 1
+        public static let imageCodec: UInt8 = 2
+        public static let requiresEncodedPixels: UInt8 = 3
+        public static let requiresHardwareEncoder: UInt8 = 4
+    }
+    public enum RateDistortionTradeOffPointsStructTag {
+        public static let codec: UInt8 = 0
+        public static let resolution: UInt8 = 1
+        public static let minBitRate: UInt8 = 2
+    }
+    public enum AudioCapabilitiesStructTag {
+        public static let maxNumberOfChannels: UInt8 = 0
+        public static let supportedCodecs: UInt8 = 1
+        public static let supportedSampleRates: UInt8 = 2
+        public static let supportedBitDepths: UInt8 = 3
+    }
+    public enum AudioStreamStructTag {
+        public static let audioStreamID: UInt8 = 0
+        public static let streamUsage: UInt8 = 1
+        public static let audioCodec: UInt8 = 2
+        public static let channelCount: UInt8 = 3
+        public static let sampleRate: UInt8 = 4
+        public static let bitRate: UInt8 = 5
+        public static let bitDepth: UInt8 = 6
+        public static let referenceCount: UInt8 = 7
+    }
+    public enum VideoSensorParamsStructTag {
+        public static let sensorWidth: UInt8 = 0
+        public static let sensorHeight: UInt8 = 1
+        public static let maxFPS: UInt8 = 2
+        public static let maxHDRFPS: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

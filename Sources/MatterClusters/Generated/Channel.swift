@@ -129,6 +129,106 @@ extension Clusters.Channel {
             MatterField("lineupInfoType", tag: 3, .unsigned(bits: 8)),
         ])
     }
+    public enum ChangeChannelTag {
+        public static let match: UInt8 = 0
+    }
+    public enum ChangeChannelByNumberTag {
+        public static let majorNumber: UInt8 = 0
+        public static let minorNumber: UInt8 = 1
+    }
+    public enum SkipChannelTag {
+        public static let count: UInt8 = 0
+    }
+    public enum GetProgramGuideTag {
+        public static let startTime: UInt8 = 0
+        public static let endTime: UInt8 = 1
+        public static let channelList: UInt8 = 2
+        public static let pageToken: UInt8 = 3
+        public static let recordingFlag: UInt8 = 4
+        public static let externalIDList: UInt8 = 5
+        public static let data: UInt8 = 6
+    }
+    public enum RecordProgramTag {
+        public static let programIdentifier: UInt8 = 0
+        public static let shouldRecordSeries: UInt8 = 1
+        public static let externalIDList: UInt8 = 2
+        public static let data: UInt8 = 3
+    }
+    public enum CancelRecordProgramTag {
+        public static let programIdentifier: UInt8 = 0
+        public static let shouldRecordSeries: UInt8 = 1
+        public static let externalIDList: UInt8 = 2
+        public static let data: UInt8 = 3
+    }
+    public enum ChangeChannelResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum ProgramGuideResponseTag {
+        public static let paging: UInt8 = 0
+        public static let programList: UInt8 = 1
+    }
+    public enum ProgramCastStructTag {
+        public static let name: UInt8 = 0
+        public static let role: UInt8 = 1
+    }
+    public enum ProgramCategoryStructTag {
+        public static let category: UInt8 = 0
+        public static let subCategory: UInt8 = 1
+    }
+    public enum SeriesInfoStructTag {
+        public static let season: UInt8 = 0
+        public static let episode: UInt8 = 1
+    }
+    public enum ChannelInfoStructTag {
+        public static let majorNumber: UInt8 = 0
+        public static let minorNumber: UInt8 = 1
+        public static let name: UInt8 = 2
+        public static let callSign: UInt8 = 3
+        public static let affiliateCallSign: UInt8 = 4
+        public static let identifier: UInt8 = 5
+        public static let type: UInt8 = 6
+    }
+    public enum ProgramStructTag {
+        public static let identifier: UInt8 = 0
+        public static let channel: UInt8 = 1
+        public static let startTime: UInt8 = 2
+        public static let endTime: UInt8 = 3
+        public static let title: UInt8 = 4
+        public static let subtitle: UInt8 = 5
+        public static let description: UInt8 = 6
+        public static let audioLanguages: UInt8 = 7
+        public static let ratings: UInt8 = 8
+        public static let thumbnailUrl: UInt8 = 9
+        public static let posterArtUrl: UInt8 = 10
+        public static let dvbiUrl: UInt8 = 11
+        public static let releaseDate: UInt8 = 12
+        public static let parentalGuidanceText: UInt8 = 13
+        public static let recordingFlag: UInt8 = 14
+        public static let seriesInfo: UInt8 = 15
+        public static let categoryList: UInt8 = 16
+        public static let castList: UInt8 = 17
+        public static let externalIDList: UInt8 = 18
+    }
+    public enum PageTokenStructTag {
+        public static let limit: UInt8 = 0
+        public static let after: UInt8 = 1
+        public static let before: UInt8 = 2
+    }
+    public enum ChannelPagingStructTag {
+        public static let previousToken: UInt8 = 0
+        public static let nextToken: UInt8 = 1
+    }
+    public enum AdditionalInfoStructTag {
+        public static let name: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
+    public enum LineupInfoStructTag {
+        public static let operatorName: UInt8 = 0
+        public static let lineupName: UInt8 = 1
+        public static let postalCode: UInt8 = 2
+        public static let lineupInfoType: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

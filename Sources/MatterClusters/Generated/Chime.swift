@@ -27,6 +27,10 @@ extension Clusters.Chime {
             MatterField("name", tag: 1, .string),
         ])
     }
+    public enum ChimeSoundStructTag {
+        public static let chimeID: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -108,6 +108,22 @@ extension Clusters.ClosureControl {
             MatterField("speed", tag: 2, .unsigned(bits: 8), optional: true),
         ])
     }
+    public enum MoveToTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
+    public enum OverallCurrentStateStructTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+        public static let secureState: UInt8 = 3
+    }
+    public enum OverallTargetStateStructTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

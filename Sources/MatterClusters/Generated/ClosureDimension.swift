@@ -139,6 +139,34 @@ extension Clusters.ClosureDimension {
             MatterField("max", tag: 1, .int64),
         ])
     }
+    public enum SetTargetTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
+    public enum StepTag {
+        public static let direction: UInt8 = 0
+        public static let numberOfSteps: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
+    public enum CurrentStateStructTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
+    public enum RangePercent100thsStructTag {
+        public static let min: UInt8 = 0
+        public static let max: UInt8 = 1
+    }
+    public enum TargetStructTag {
+        public static let position: UInt8 = 0
+        public static let latch: UInt8 = 1
+        public static let speed: UInt8 = 2
+    }
+    public enum UnitRangeStructTag {
+        public static let min: UInt8 = 0
+        public static let max: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -184,6 +184,135 @@ extension Clusters.ColorControl {
         public static let updateTime = Self(rawValue: 0x4)
         public static let updateStartHue = Self(rawValue: 0x8)
     }
+    public enum MoveToHueTag {
+        public static let hue: UInt8 = 0
+        public static let direction: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveHueTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum StepHueTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveToSaturationTag {
+        public static let saturation: UInt8 = 0
+        public static let transitionTime: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum MoveSaturationTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum StepSaturationTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveToHueAndSaturationTag {
+        public static let hue: UInt8 = 0
+        public static let saturation: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveToColorTag {
+        public static let colorX: UInt8 = 0
+        public static let colorY: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveColorTag {
+        public static let rateX: UInt8 = 0
+        public static let rateY: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum StepColorTag {
+        public static let stepX: UInt8 = 0
+        public static let stepY: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum MoveToColorTemperatureTag {
+        public static let colorTemperatureMireds: UInt8 = 0
+        public static let transitionTime: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum EnhancedMoveToHueTag {
+        public static let enhancedHue: UInt8 = 0
+        public static let direction: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum EnhancedMoveHueTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum EnhancedStepHueTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum EnhancedMoveToHueAndSaturationTag {
+        public static let enhancedHue: UInt8 = 0
+        public static let saturation: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum ColorLoopSetTag {
+        public static let updateFlags: UInt8 = 0
+        public static let action: UInt8 = 1
+        public static let direction: UInt8 = 2
+        public static let time: UInt8 = 3
+        public static let startHue: UInt8 = 4
+        public static let optionsMask: UInt8 = 5
+        public static let optionsOverride: UInt8 = 6
+    }
+    public enum StopMoveStepTag {
+        public static let optionsMask: UInt8 = 0
+        public static let optionsOverride: UInt8 = 1
+    }
+    public enum MoveColorTemperatureTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let colorTemperatureMinimumMireds: UInt8 = 2
+        public static let colorTemperatureMaximumMireds: UInt8 = 3
+        public static let optionsMask: UInt8 = 4
+        public static let optionsOverride: UInt8 = 5
+    }
+    public enum StepColorTemperatureTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let colorTemperatureMinimumMireds: UInt8 = 3
+        public static let colorTemperatureMaximumMireds: UInt8 = 4
+        public static let optionsMask: UInt8 = 5
+        public static let optionsOverride: UInt8 = 6
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

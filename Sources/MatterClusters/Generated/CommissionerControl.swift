@@ -28,6 +28,23 @@ extension Clusters.CommissionerControl {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let fabricSynchronization = Self(rawValue: 0x1)
     }
+    public enum RequestCommissioningApprovalTag {
+        public static let requestID: UInt8 = 0
+        public static let vendorID: UInt8 = 1
+        public static let productID: UInt8 = 2
+        public static let label: UInt8 = 3
+    }
+    public enum CommissionNodeTag {
+        public static let requestID: UInt8 = 0
+        public static let responseTimeoutSeconds: UInt8 = 1
+    }
+    public enum ReverseOpenCommissioningWindowTag {
+        public static let commissioningTimeout: UInt8 = 0
+        public static let pakePasscodeVerifier: UInt8 = 1
+        public static let discriminator: UInt8 = 2
+        public static let iterations: UInt8 = 3
+        public static let salt: UInt8 = 4
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -46,6 +46,10 @@ extension Clusters.CommodityMetering {
             MatterField("quantity", tag: 1, .int64),
         ])
     }
+    public enum MeteredQuantityStructTag {
+        public static let tariffComponentIDs: UInt8 = 0
+        public static let quantity: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -55,6 +55,32 @@ extension Clusters.CommodityPrice {
             MatterField("components", tag: 5, .list(Clusters.CommodityPrice.Types.commodityPriceComponentStruct), optional: true),
         ])
     }
+    public enum GetDetailedPriceRequestTag {
+        public static let details: UInt8 = 0
+    }
+    public enum GetDetailedForecastRequestTag {
+        public static let details: UInt8 = 0
+    }
+    public enum GetDetailedPriceResponseTag {
+        public static let currentPrice: UInt8 = 0
+    }
+    public enum GetDetailedForecastResponseTag {
+        public static let priceForecast: UInt8 = 0
+    }
+    public enum CommodityPriceComponentStructTag {
+        public static let price: UInt8 = 0
+        public static let source: UInt8 = 1
+        public static let description: UInt8 = 2
+        public static let tariffComponentID: UInt8 = 3
+    }
+    public enum CommodityPriceStructTag {
+        public static let periodStart: UInt8 = 0
+        public static let periodEnd: UInt8 = 1
+        public static let price: UInt8 = 2
+        public static let priceLevel: UInt8 = 3
+        public static let description: UInt8 = 4
+        public static let components: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -163,6 +163,76 @@ extension Clusters.CommodityTariff {
             MatterField("tariffComponentIDs", tag: 2, .list(.uint64)),
         ])
     }
+    public enum GetTariffComponentTag {
+        public static let tariffComponentID: UInt8 = 0
+    }
+    public enum GetDayEntryTag {
+        public static let dayEntryID: UInt8 = 0
+    }
+    public enum GetTariffComponentResponseTag {
+        public static let label: UInt8 = 0
+        public static let dayEntryIDs: UInt8 = 1
+        public static let tariffComponent: UInt8 = 2
+    }
+    public enum GetDayEntryResponseTag {
+        public static let dayEntry: UInt8 = 0
+    }
+    public enum PeakPeriodStructTag {
+        public static let severity: UInt8 = 0
+        public static let peakPeriod: UInt8 = 1
+    }
+    public enum AuxiliaryLoadSwitchSettingsStructTag {
+        public static let number: UInt8 = 0
+        public static let requiredState: UInt8 = 1
+    }
+    public enum TariffPriceStructTag {
+        public static let priceType: UInt8 = 0
+        public static let price: UInt8 = 1
+        public static let priceLevel: UInt8 = 2
+    }
+    public enum TariffComponentStructTag {
+        public static let tariffComponentID: UInt8 = 0
+        public static let price: UInt8 = 1
+        public static let friendlyCredit: UInt8 = 2
+        public static let auxiliaryLoad: UInt8 = 3
+        public static let peakPeriod: UInt8 = 4
+        public static let powerThreshold: UInt8 = 5
+        public static let threshold: UInt8 = 6
+        public static let label: UInt8 = 7
+        public static let predicted: UInt8 = 8
+    }
+    public enum CalendarPeriodStructTag {
+        public static let startDate: UInt8 = 0
+        public static let dayPatternIDs: UInt8 = 1
+    }
+    public enum DayEntryStructTag {
+        public static let dayEntryID: UInt8 = 0
+        public static let startTime: UInt8 = 1
+        public static let duration: UInt8 = 2
+        public static let randomizationOffset: UInt8 = 3
+        public static let randomizationType: UInt8 = 4
+    }
+    public enum DayPatternStructTag {
+        public static let dayPatternID: UInt8 = 0
+        public static let daysOfWeek: UInt8 = 1
+        public static let dayEntryIDs: UInt8 = 2
+    }
+    public enum DayStructTag {
+        public static let date: UInt8 = 0
+        public static let dayType: UInt8 = 1
+        public static let dayEntryIDs: UInt8 = 2
+    }
+    public enum TariffInformationStructTag {
+        public static let tariffLabel: UInt8 = 0
+        public static let providerName: UInt8 = 1
+        public static let currency: UInt8 = 2
+        public static let blockMode: UInt8 = 3
+    }
+    public enum TariffPeriodStructTag {
+        public static let label: UInt8 = 0
+        public static let dayEntryIDs: UInt8 = 1
+        public static let tariffComponentIDs: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

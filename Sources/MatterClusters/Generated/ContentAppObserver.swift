@@ -25,6 +25,15 @@ extension Clusters.ContentAppObserver {
         public static let success = Self(rawValue: 0)
         public static let unexpectedData = Self(rawValue: 1)
     }
+    public enum ContentAppMessageTag {
+        public static let data: UInt8 = 0
+        public static let encodingHint: UInt8 = 1
+    }
+    public enum ContentAppMessageResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+        public static let encodingHint: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -54,6 +54,30 @@ extension Clusters.ContentControl {
             MatterField("ratingNameDesc", tag: 1, .string, optional: true),
         ])
     }
+    public enum UpdatePINTag {
+        public static let oldPIN: UInt8 = 0
+        public static let newPIN: UInt8 = 1
+    }
+    public enum AddBonusTimeTag {
+        public static let pinCode: UInt8 = 0
+        public static let bonusTime: UInt8 = 1
+    }
+    public enum SetScreenDailyTimeTag {
+        public static let screenTime: UInt8 = 0
+    }
+    public enum SetOnDemandRatingThresholdTag {
+        public static let rating: UInt8 = 0
+    }
+    public enum SetScheduledContentRatingThresholdTag {
+        public static let rating: UInt8 = 0
+    }
+    public enum ResetPINResponseTag {
+        public static let pinCode: UInt8 = 0
+    }
+    public enum RatingNameStructTag {
+        public static let ratingName: UInt8 = 0
+        public static let ratingNameDesc: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -141,6 +141,62 @@ extension Clusters.ContentLauncher {
             MatterField("waterMark", tag: 5, Clusters.ContentLauncher.Types.styleInformationStruct, optional: true),
         ])
     }
+    public enum LaunchContentTag {
+        public static let search: UInt8 = 0
+        public static let autoPlay: UInt8 = 1
+        public static let data: UInt8 = 2
+        public static let playbackPreferences: UInt8 = 3
+        public static let useCurrentContext: UInt8 = 4
+    }
+    public enum LaunchURLTag {
+        public static let contentURL: UInt8 = 0
+        public static let displayString: UInt8 = 1
+        public static let brandingInformation: UInt8 = 2
+    }
+    public enum LauncherResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum DimensionStructTag {
+        public static let width: UInt8 = 0
+        public static let height: UInt8 = 1
+        public static let metric: UInt8 = 2
+    }
+    public enum TrackPreferenceStructTag {
+        public static let languageCode: UInt8 = 0
+        public static let characteristics: UInt8 = 1
+        public static let audioOutputIndex: UInt8 = 2
+    }
+    public enum PlaybackPreferencesStructTag {
+        public static let playbackPosition: UInt8 = 0
+        public static let textTrack: UInt8 = 1
+        public static let audioTracks: UInt8 = 2
+    }
+    public enum AdditionalInfoStructTag {
+        public static let name: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
+    public enum ParameterStructTag {
+        public static let type: UInt8 = 0
+        public static let value: UInt8 = 1
+        public static let externalIDList: UInt8 = 2
+    }
+    public enum ContentSearchStructTag {
+        public static let parameterList: UInt8 = 0
+    }
+    public enum StyleInformationStructTag {
+        public static let imageURL: UInt8 = 0
+        public static let color: UInt8 = 1
+        public static let size: UInt8 = 2
+    }
+    public enum BrandingInformationStructTag {
+        public static let providerName: UInt8 = 0
+        public static let background: UInt8 = 1
+        public static let logo: UInt8 = 2
+        public static let progressBar: UInt8 = 3
+        public static let splash: UInt8 = 4
+        public static let waterMark: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

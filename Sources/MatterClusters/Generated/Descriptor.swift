@@ -38,6 +38,16 @@ extension Clusters.Descriptor {
             MatterField("label", tag: 3, .nullable(.string), optional: true),
         ])
     }
+    public enum DeviceTypeStructTag {
+        public static let deviceType: UInt8 = 0
+        public static let revision: UInt8 = 1
+    }
+    public enum SemanticTagStructTag {
+        public static let mfgCode: UInt8 = 0
+        public static let namespaceID: UInt8 = 1
+        public static let tag: UInt8 = 2
+        public static let label: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

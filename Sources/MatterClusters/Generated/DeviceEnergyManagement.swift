@@ -192,6 +192,87 @@ extension Clusters.DeviceEnergyManagement {
             MatterField("duration", tag: 2, .uint64),
         ])
     }
+    public enum PowerAdjustRequestTag {
+        public static let power: UInt8 = 0
+        public static let duration: UInt8 = 1
+        public static let cause: UInt8 = 2
+    }
+    public enum StartTimeAdjustRequestTag {
+        public static let requestedStartTime: UInt8 = 0
+        public static let cause: UInt8 = 1
+    }
+    public enum PauseRequestTag {
+        public static let duration: UInt8 = 0
+        public static let cause: UInt8 = 1
+    }
+    public enum ModifyForecastRequestTag {
+        public static let forecastID: UInt8 = 0
+        public static let slotAdjustments: UInt8 = 1
+        public static let cause: UInt8 = 2
+    }
+    public enum RequestConstraintBasedForecastTag {
+        public static let constraints: UInt8 = 0
+        public static let cause: UInt8 = 1
+    }
+    public enum CostStructTag {
+        public static let costType: UInt8 = 0
+        public static let value: UInt8 = 1
+        public static let decimalPoints: UInt8 = 2
+        public static let currency: UInt8 = 3
+    }
+    public enum PowerAdjustStructTag {
+        public static let minPower: UInt8 = 0
+        public static let maxPower: UInt8 = 1
+        public static let minDuration: UInt8 = 2
+        public static let maxDuration: UInt8 = 3
+    }
+    public enum PowerAdjustCapabilityStructTag {
+        public static let powerAdjustCapability: UInt8 = 0
+        public static let cause: UInt8 = 1
+    }
+    public enum SlotStructTag {
+        public static let minDuration: UInt8 = 0
+        public static let maxDuration: UInt8 = 1
+        public static let defaultDuration: UInt8 = 2
+        public static let elapsedSlotTime: UInt8 = 3
+        public static let remainingSlotTime: UInt8 = 4
+        public static let slotIsPausable: UInt8 = 5
+        public static let minPauseDuration: UInt8 = 6
+        public static let maxPauseDuration: UInt8 = 7
+        public static let manufacturerESAState: UInt8 = 8
+        public static let nominalPower: UInt8 = 9
+        public static let minPower: UInt8 = 10
+        public static let maxPower: UInt8 = 11
+        public static let nominalEnergy: UInt8 = 12
+        public static let costs: UInt8 = 13
+        public static let minPowerAdjustment: UInt8 = 14
+        public static let maxPowerAdjustment: UInt8 = 15
+        public static let minDurationAdjustment: UInt8 = 16
+        public static let maxDurationAdjustment: UInt8 = 17
+    }
+    public enum ForecastStructTag {
+        public static let forecastID: UInt8 = 0
+        public static let activeSlotNumber: UInt8 = 1
+        public static let startTime: UInt8 = 2
+        public static let endTime: UInt8 = 3
+        public static let earliestStartTime: UInt8 = 4
+        public static let latestEndTime: UInt8 = 5
+        public static let isPausable: UInt8 = 6
+        public static let slots: UInt8 = 7
+        public static let forecastUpdateReason: UInt8 = 8
+    }
+    public enum ConstraintsStructTag {
+        public static let startTime: UInt8 = 0
+        public static let duration: UInt8 = 1
+        public static let nominalPower: UInt8 = 2
+        public static let maximumEnergy: UInt8 = 3
+        public static let loadControl: UInt8 = 4
+    }
+    public enum SlotAdjustmentStructTag {
+        public static let slotIndex: UInt8 = 0
+        public static let nominalPower: UInt8 = 1
+        public static let duration: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -43,6 +43,17 @@ extension Clusters.DiagnosticLogs {
         public static let responsePayload = Self(rawValue: 0)
         public static let bdx = Self(rawValue: 1)
     }
+    public enum RetrieveLogsRequestTag {
+        public static let intent: UInt8 = 0
+        public static let requestedProtocol: UInt8 = 1
+        public static let transferFileDesignator: UInt8 = 2
+    }
+    public enum RetrieveLogsResponseTag {
+        public static let status: UInt8 = 0
+        public static let logContent: UInt8 = 1
+        public static let utcTimeStamp: UInt8 = 2
+        public static let timeSinceBoot: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

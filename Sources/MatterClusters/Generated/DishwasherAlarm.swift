@@ -40,6 +40,12 @@ extension Clusters.DishwasherAlarm {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let reset = Self(rawValue: 0x1)
     }
+    public enum ResetTag {
+        public static let alarms: UInt8 = 0
+    }
+    public enum ModifyEnabledAlarmsTag {
+        public static let mask: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

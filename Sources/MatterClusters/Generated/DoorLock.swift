@@ -501,6 +501,150 @@ extension Clusters.DoorLock {
             MatterField("credentialIndex", tag: 1, .uint64),
         ])
     }
+    public enum LockDoorTag {
+        public static let pinCode: UInt8 = 0
+    }
+    public enum UnlockDoorTag {
+        public static let pinCode: UInt8 = 0
+    }
+    public enum UnlockWithTimeoutTag {
+        public static let timeout: UInt8 = 0
+        public static let pinCode: UInt8 = 1
+    }
+    public enum SetWeekDayScheduleTag {
+        public static let weekDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let daysMask: UInt8 = 2
+        public static let startHour: UInt8 = 3
+        public static let startMinute: UInt8 = 4
+        public static let endHour: UInt8 = 5
+        public static let endMinute: UInt8 = 6
+    }
+    public enum GetWeekDayScheduleTag {
+        public static let weekDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+    }
+    public enum ClearWeekDayScheduleTag {
+        public static let weekDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+    }
+    public enum SetYearDayScheduleTag {
+        public static let yearDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let localStartTime: UInt8 = 2
+        public static let localEndTime: UInt8 = 3
+    }
+    public enum GetYearDayScheduleTag {
+        public static let yearDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+    }
+    public enum ClearYearDayScheduleTag {
+        public static let yearDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+    }
+    public enum SetHolidayScheduleTag {
+        public static let holidayIndex: UInt8 = 0
+        public static let localStartTime: UInt8 = 1
+        public static let localEndTime: UInt8 = 2
+        public static let operatingMode: UInt8 = 3
+    }
+    public enum GetHolidayScheduleTag {
+        public static let holidayIndex: UInt8 = 0
+    }
+    public enum ClearHolidayScheduleTag {
+        public static let holidayIndex: UInt8 = 0
+    }
+    public enum SetUserTag {
+        public static let operationType: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let userName: UInt8 = 2
+        public static let userUniqueID: UInt8 = 3
+        public static let userStatus: UInt8 = 4
+        public static let userType: UInt8 = 5
+        public static let credentialRule: UInt8 = 6
+    }
+    public enum GetUserTag {
+        public static let userIndex: UInt8 = 0
+    }
+    public enum ClearUserTag {
+        public static let userIndex: UInt8 = 0
+    }
+    public enum SetCredentialTag {
+        public static let operationType: UInt8 = 0
+        public static let credential: UInt8 = 1
+        public static let credentialData: UInt8 = 2
+        public static let userIndex: UInt8 = 3
+        public static let userStatus: UInt8 = 4
+        public static let userType: UInt8 = 5
+    }
+    public enum GetCredentialStatusTag {
+        public static let credential: UInt8 = 0
+    }
+    public enum ClearCredentialTag {
+        public static let credential: UInt8 = 0
+    }
+    public enum UnboltDoorTag {
+        public static let pinCode: UInt8 = 0
+    }
+    public enum SetAliroReaderConfigTag {
+        public static let signingKey: UInt8 = 0
+        public static let verificationKey: UInt8 = 1
+        public static let groupIdentifier: UInt8 = 2
+        public static let groupResolvingKey: UInt8 = 3
+    }
+    public enum GetWeekDayScheduleResponseTag {
+        public static let weekDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let status: UInt8 = 2
+        public static let daysMask: UInt8 = 3
+        public static let startHour: UInt8 = 4
+        public static let startMinute: UInt8 = 5
+        public static let endHour: UInt8 = 6
+        public static let endMinute: UInt8 = 7
+    }
+    public enum GetYearDayScheduleResponseTag {
+        public static let yearDayIndex: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let status: UInt8 = 2
+        public static let localStartTime: UInt8 = 3
+        public static let localEndTime: UInt8 = 4
+    }
+    public enum GetHolidayScheduleResponseTag {
+        public static let holidayIndex: UInt8 = 0
+        public static let status: UInt8 = 1
+        public static let localStartTime: UInt8 = 2
+        public static let localEndTime: UInt8 = 3
+        public static let operatingMode: UInt8 = 4
+    }
+    public enum GetUserResponseTag {
+        public static let userIndex: UInt8 = 0
+        public static let userName: UInt8 = 1
+        public static let userUniqueID: UInt8 = 2
+        public static let userStatus: UInt8 = 3
+        public static let userType: UInt8 = 4
+        public static let credentialRule: UInt8 = 5
+        public static let credentials: UInt8 = 6
+        public static let creatorFabricIndex: UInt8 = 7
+        public static let lastModifiedFabricIndex: UInt8 = 8
+        public static let nextUserIndex: UInt8 = 9
+    }
+    public enum SetCredentialResponseTag {
+        public static let status: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let nextCredentialIndex: UInt8 = 2
+    }
+    public enum GetCredentialStatusResponseTag {
+        public static let credentialExists: UInt8 = 0
+        public static let userIndex: UInt8 = 1
+        public static let creatorFabricIndex: UInt8 = 2
+        public static let lastModifiedFabricIndex: UInt8 = 3
+        public static let nextCredentialIndex: UInt8 = 4
+        public static let credentialData: UInt8 = 5
+    }
+    public enum CredentialStructTag {
+        public static let credentialType: UInt8 = 0
+        public static let credentialIndex: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

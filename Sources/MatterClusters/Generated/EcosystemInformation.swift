@@ -39,6 +39,26 @@ extension Clusters.EcosystemInformation {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum DeviceTypeStructTag {
+        public static let deviceType: UInt8 = 0
+        public static let revision: UInt8 = 1
+    }
+    public enum EcosystemDeviceStructTag {
+        public static let deviceName: UInt8 = 0
+        public static let deviceNameLastEdit: UInt8 = 1
+        public static let bridgedEndpoint: UInt8 = 2
+        public static let originalEndpoint: UInt8 = 3
+        public static let deviceTypes: UInt8 = 4
+        public static let uniqueLocationIDs: UInt8 = 5
+        public static let uniqueLocationIDsLastEdit: UInt8 = 6
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum EcosystemLocationStructTag {
+        public static let uniqueLocationID: UInt8 = 0
+        public static let locationDescriptor: UInt8 = 1
+        public static let locationDescriptorLastEdit: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -91,6 +91,38 @@ extension Clusters.ElectricalEnergyMeasurement {
             MatterField("reactiveEnergy", tag: 6, .int64, optional: true),
         ])
     }
+    public enum MeasurementAccuracyRangeStructTag {
+        public static let rangeMin: UInt8 = 0
+        public static let rangeMax: UInt8 = 1
+        public static let percentMax: UInt8 = 2
+        public static let percentMin: UInt8 = 3
+        public static let percentTypical: UInt8 = 4
+        public static let fixedMax: UInt8 = 5
+        public static let fixedMin: UInt8 = 6
+        public static let fixedTypical: UInt8 = 7
+    }
+    public enum MeasurementAccuracyStructTag {
+        public static let measurementType: UInt8 = 0
+        public static let measured: UInt8 = 1
+        public static let minMeasuredValue: UInt8 = 2
+        public static let maxMeasuredValue: UInt8 = 3
+        public static let accuracyRanges: UInt8 = 4
+    }
+    public enum CumulativeEnergyResetStructTag {
+        public static let importedResetTimestamp: UInt8 = 0
+        public static let exportedResetTimestamp: UInt8 = 1
+        public static let importedResetSystime: UInt8 = 2
+        public static let exportedResetSystime: UInt8 = 3
+    }
+    public enum EnergyMeasurementStructTag {
+        public static let energy: UInt8 = 0
+        public static let startTimestamp: UInt8 = 1
+        public static let endTimestamp: UInt8 = 2
+        public static let startSystime: UInt8 = 3
+        public static let endSystime: UInt8 = 4
+        public static let apparentEnergy: UInt8 = 5
+        public static let reactiveEnergy: UInt8 = 6
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

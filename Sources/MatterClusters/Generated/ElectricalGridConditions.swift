@@ -44,6 +44,14 @@ extension Clusters.ElectricalGridConditions {
             MatterField("localCarbonLevel", tag: 5, .unsigned(bits: 8)),
         ])
     }
+    public enum ElectricalGridConditionsStructTag {
+        public static let periodStart: UInt8 = 0
+        public static let periodEnd: UInt8 = 1
+        public static let gridCarbonIntensity: UInt8 = 2
+        public static let gridCarbonLevel: UInt8 = 3
+        public static let localCarbonIntensity: UInt8 = 4
+        public static let localCarbonLevel: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

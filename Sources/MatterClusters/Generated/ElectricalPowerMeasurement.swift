@@ -112,6 +112,40 @@ extension Clusters.ElectricalPowerMeasurement {
             MatterField("maxSystime", tag: 10, .uint64, optional: true),
         ])
     }
+    public enum MeasurementAccuracyRangeStructTag {
+        public static let rangeMin: UInt8 = 0
+        public static let rangeMax: UInt8 = 1
+        public static let percentMax: UInt8 = 2
+        public static let percentMin: UInt8 = 3
+        public static let percentTypical: UInt8 = 4
+        public static let fixedMax: UInt8 = 5
+        public static let fixedMin: UInt8 = 6
+        public static let fixedTypical: UInt8 = 7
+    }
+    public enum MeasurementAccuracyStructTag {
+        public static let measurementType: UInt8 = 0
+        public static let measured: UInt8 = 1
+        public static let minMeasuredValue: UInt8 = 2
+        public static let maxMeasuredValue: UInt8 = 3
+        public static let accuracyRanges: UInt8 = 4
+    }
+    public enum HarmonicMeasurementStructTag {
+        public static let order: UInt8 = 0
+        public static let measurement: UInt8 = 1
+    }
+    public enum MeasurementRangeStructTag {
+        public static let measurementType: UInt8 = 0
+        public static let min: UInt8 = 1
+        public static let max: UInt8 = 2
+        public static let startTimestamp: UInt8 = 3
+        public static let endTimestamp: UInt8 = 4
+        public static let minTimestamp: UInt8 = 5
+        public static let maxTimestamp: UInt8 = 6
+        public static let startSystime: UInt8 = 7
+        public static let endSystime: UInt8 = 8
+        public static let minSystime: UInt8 = 9
+        public static let maxSystime: UInt8 = 10
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

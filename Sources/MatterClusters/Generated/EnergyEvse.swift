@@ -140,6 +140,30 @@ extension Clusters.EnergyEvse {
             MatterField("chargingTargets", tag: 1, .list(Clusters.EnergyEvse.Types.chargingTargetStruct)),
         ])
     }
+    public enum EnableChargingTag {
+        public static let chargingEnabledUntil: UInt8 = 0
+        public static let minimumChargeCurrent: UInt8 = 1
+        public static let maximumChargeCurrent: UInt8 = 2
+    }
+    public enum EnableDischargingTag {
+        public static let dischargingEnabledUntil: UInt8 = 0
+        public static let maximumDischargeCurrent: UInt8 = 1
+    }
+    public enum SetTargetsTag {
+        public static let chargingTargetSchedules: UInt8 = 0
+    }
+    public enum GetTargetsResponseTag {
+        public static let chargingTargetSchedules: UInt8 = 0
+    }
+    public enum ChargingTargetStructTag {
+        public static let targetTimeMinutesPastMidnight: UInt8 = 0
+        public static let targetSoC: UInt8 = 1
+        public static let addedEnergy: UInt8 = 2
+    }
+    public enum ChargingTargetScheduleStructTag {
+        public static let dayOfWeekForSequence: UInt8 = 0
+        public static let chargingTargets: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -56,6 +56,22 @@ extension Clusters.EnergyEvseMode {
             MatterField("modeTags", tag: 2, .list(Clusters.EnergyEvseMode.Types.modeTagStruct)),
         ])
     }
+    public enum ChangeToModeTag {
+        public static let newMode: UInt8 = 0
+    }
+    public enum ChangeToModeResponseTag {
+        public static let status: UInt8 = 0
+        public static let statusText: UInt8 = 1
+    }
+    public enum ModeTagStructTag {
+        public static let mfgCode: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
+    public enum ModeOptionStructTag {
+        public static let label: UInt8 = 0
+        public static let mode: UInt8 = 1
+        public static let modeTags: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

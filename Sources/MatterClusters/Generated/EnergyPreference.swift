@@ -41,6 +41,10 @@ extension Clusters.EnergyPreference {
             MatterField("label", tag: 1, .string, optional: true),
         ])
     }
+    public enum BalanceStructTag {
+        public static let step: UInt8 = 0
+        public static let label: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

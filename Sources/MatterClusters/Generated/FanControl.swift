@@ -89,6 +89,11 @@ extension Clusters.FanControl {
         public static let sleepWind = Self(rawValue: 0x1)
         public static let naturalWind = Self(rawValue: 0x2)
     }
+    public enum StepTag {
+        public static let direction: UInt8 = 0
+        public static let wrap: UInt8 = 1
+        public static let lowestOff: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -28,6 +28,18 @@ extension Clusters.FaultInjection {
         public static let chipFault = Self(rawValue: 3)
         public static let certFault = Self(rawValue: 4)
     }
+    public enum FailAtFaultTag {
+        public static let type: UInt8 = 0
+        public static let id: UInt8 = 1
+        public static let numCallsToSkip: UInt8 = 2
+        public static let numCallsToFail: UInt8 = 3
+        public static let takeMutex: UInt8 = 4
+    }
+    public enum FailRandomlyAtFaultTag {
+        public static let type: UInt8 = 0
+        public static let id: UInt8 = 1
+        public static let percentage: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

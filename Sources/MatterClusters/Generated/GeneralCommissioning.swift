@@ -78,6 +78,38 @@ extension Clusters.GeneralCommissioning {
             MatterField("maxCumulativeFailsafeSeconds", tag: 1, .uint64),
         ])
     }
+    public enum ArmFailSafeTag {
+        public static let expiryLengthSeconds: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum SetRegulatoryConfigTag {
+        public static let newRegulatoryConfig: UInt8 = 0
+        public static let countryCode: UInt8 = 1
+        public static let breadcrumb: UInt8 = 2
+    }
+    public enum SetTCAcknowledgementsTag {
+        public static let tcVersion: UInt8 = 0
+        public static let tcUserResponse: UInt8 = 1
+    }
+    public enum ArmFailSafeResponseTag {
+        public static let errorCode: UInt8 = 0
+        public static let debugText: UInt8 = 1
+    }
+    public enum SetRegulatoryConfigResponseTag {
+        public static let errorCode: UInt8 = 0
+        public static let debugText: UInt8 = 1
+    }
+    public enum CommissioningCompleteResponseTag {
+        public static let errorCode: UInt8 = 0
+        public static let debugText: UInt8 = 1
+    }
+    public enum SetTCAcknowledgementsResponseTag {
+        public static let errorCode: UInt8 = 0
+    }
+    public enum BasicCommissioningInfoTag {
+        public static let failSafeExpiryLengthSeconds: UInt8 = 0
+        public static let maxCumulativeFailsafeSeconds: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

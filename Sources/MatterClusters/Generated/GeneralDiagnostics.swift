@@ -113,6 +113,32 @@ extension Clusters.GeneralDiagnostics {
             MatterField("type", tag: 7, .unsigned(bits: 8)),
         ])
     }
+    public enum TestEventTriggerTag {
+        public static let enableKey: UInt8 = 0
+        public static let eventTrigger: UInt8 = 1
+    }
+    public enum PayloadTestRequestTag {
+        public static let enableKey: UInt8 = 0
+        public static let value: UInt8 = 1
+        public static let count: UInt8 = 2
+    }
+    public enum TimeSnapshotResponseTag {
+        public static let systemTimeMs: UInt8 = 0
+        public static let posixTimeMs: UInt8 = 1
+    }
+    public enum PayloadTestResponseTag {
+        public static let payload: UInt8 = 0
+    }
+    public enum NetworkInterfaceTag {
+        public static let name: UInt8 = 0
+        public static let isOperational: UInt8 = 1
+        public static let offPremiseServicesReachableIPv4: UInt8 = 2
+        public static let offPremiseServicesReachableIPv6: UInt8 = 3
+        public static let hardwareAddress: UInt8 = 4
+        public static let iPv4Addresses: UInt8 = 5
+        public static let iPv6Addresses: UInt8 = 6
+        public static let type: UInt8 = 7
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -62,6 +62,42 @@ extension Clusters.GroupKeyManagement {
             MatterField("epochStartTime2", tag: 7, .nullable(.uint64)),
         ])
     }
+    public enum KeySetWriteTag {
+        public static let groupKeySet: UInt8 = 0
+    }
+    public enum KeySetReadTag {
+        public static let groupKeySetID: UInt8 = 0
+    }
+    public enum KeySetRemoveTag {
+        public static let groupKeySetID: UInt8 = 0
+    }
+    public enum KeySetReadResponseTag {
+        public static let groupKeySet: UInt8 = 0
+    }
+    public enum KeySetReadAllIndicesResponseTag {
+        public static let groupKeySetIDs: UInt8 = 0
+    }
+    public enum GroupInfoMapStructTag {
+        public static let groupId: UInt8 = 1
+        public static let endpoints: UInt8 = 2
+        public static let groupName: UInt8 = 3
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum GroupKeyMapStructTag {
+        public static let groupId: UInt8 = 1
+        public static let groupKeySetID: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum GroupKeySetStructTag {
+        public static let groupKeySetID: UInt8 = 0
+        public static let groupKeySecurityPolicy: UInt8 = 1
+        public static let epochKey0: UInt8 = 2
+        public static let epochStartTime0: UInt8 = 3
+        public static let epochKey1: UInt8 = 4
+        public static let epochStartTime1: UInt8 = 5
+        public static let epochKey2: UInt8 = 6
+        public static let epochStartTime2: UInt8 = 7
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

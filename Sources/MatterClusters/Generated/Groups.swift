@@ -37,6 +37,40 @@ extension Clusters.Groups {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let groupNames = Self(rawValue: 0x80)
     }
+    public enum AddGroupTag {
+        public static let groupID: UInt8 = 0
+        public static let groupName: UInt8 = 1
+    }
+    public enum ViewGroupTag {
+        public static let groupID: UInt8 = 0
+    }
+    public enum GetGroupMembershipTag {
+        public static let groupList: UInt8 = 0
+    }
+    public enum RemoveGroupTag {
+        public static let groupID: UInt8 = 0
+    }
+    public enum AddGroupIfIdentifyingTag {
+        public static let groupID: UInt8 = 0
+        public static let groupName: UInt8 = 1
+    }
+    public enum AddGroupResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+    }
+    public enum ViewGroupResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+        public static let groupName: UInt8 = 2
+    }
+    public enum GetGroupMembershipResponseTag {
+        public static let capacity: UInt8 = 0
+        public static let groupList: UInt8 = 1
+    }
+    public enum RemoveGroupResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -83,6 +83,32 @@ extension Clusters.IcdManagement {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum RegisterClientTag {
+        public static let checkInNodeID: UInt8 = 0
+        public static let monitoredSubject: UInt8 = 1
+        public static let key: UInt8 = 2
+        public static let verificationKey: UInt8 = 3
+        public static let clientType: UInt8 = 4
+    }
+    public enum UnregisterClientTag {
+        public static let checkInNodeID: UInt8 = 0
+        public static let verificationKey: UInt8 = 1
+    }
+    public enum StayActiveRequestTag {
+        public static let stayActiveDuration: UInt8 = 0
+    }
+    public enum RegisterClientResponseTag {
+        public static let icdCounter: UInt8 = 0
+    }
+    public enum StayActiveResponseTag {
+        public static let promisedActiveDuration: UInt8 = 0
+    }
+    public enum MonitoringRegistrationStructTag {
+        public static let checkInNodeID: UInt8 = 1
+        public static let monitoredSubject: UInt8 = 2
+        public static let clientType: UInt8 = 4
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

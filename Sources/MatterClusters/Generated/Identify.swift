@@ -48,6 +48,13 @@ extension Clusters.Identify {
         public static let display = Self(rawValue: 4)
         public static let actuator = Self(rawValue: 5)
     }
+    public enum IdentifyTag {
+        public static let identifyTime: UInt8 = 0
+    }
+    public enum TriggerEffectTag {
+        public static let effectIdentifier: UInt8 = 0
+        public static let effectVariant: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -49,6 +49,28 @@ extension Clusters.JointFabricAdministrator {
         public static let transferAnchorStatusDatastoreBusy = Self(rawValue: 1)
         public static let transferAnchorStatusNoUserConsent = Self(rawValue: 2)
     }
+    public enum AddICACTag {
+        public static let icacValue: UInt8 = 0
+    }
+    public enum OpenJointCommissioningWindowTag {
+        public static let commissioningTimeout: UInt8 = 0
+        public static let pakePasscodeVerifier: UInt8 = 1
+        public static let discriminator: UInt8 = 2
+        public static let iterations: UInt8 = 3
+        public static let salt: UInt8 = 4
+    }
+    public enum AnnounceJointFabricAdministratorTag {
+        public static let endpointID: UInt8 = 0
+    }
+    public enum ICACCSRResponseTag {
+        public static let icaccsr: UInt8 = 0
+    }
+    public enum ICACResponseTag {
+        public static let statusCode: UInt8 = 0
+    }
+    public enum TransferAnchorResponseTag {
+        public static let statusCode: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -175,6 +175,177 @@ extension Clusters.JointFabricDatastore {
             MatterField("groupKeyMulticastPolicy", tag: 8, .unsigned(bits: 8)),
         ])
     }
+    public enum AddKeySetTag {
+        public static let groupKeySet: UInt8 = 0
+    }
+    public enum UpdateKeySetTag {
+        public static let groupKeySet: UInt8 = 0
+    }
+    public enum RemoveKeySetTag {
+        public static let groupKeySetID: UInt8 = 0
+    }
+    public enum AddGroupTag {
+        public static let groupID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+        public static let groupKeySetID: UInt8 = 2
+        public static let groupCAT: UInt8 = 3
+        public static let groupCATVersion: UInt8 = 4
+        public static let groupPermission: UInt8 = 5
+    }
+    public enum UpdateGroupTag {
+        public static let groupID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+        public static let groupKeySetID: UInt8 = 2
+        public static let groupCAT: UInt8 = 3
+        public static let groupCATVersion: UInt8 = 4
+        public static let groupPermission: UInt8 = 5
+    }
+    public enum RemoveGroupTag {
+        public static let groupID: UInt8 = 0
+    }
+    public enum AddAdminTag {
+        public static let nodeID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+        public static let vendorID: UInt8 = 2
+        public static let icac: UInt8 = 3
+    }
+    public enum UpdateAdminTag {
+        public static let nodeID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+        public static let icac: UInt8 = 2
+    }
+    public enum RemoveAdminTag {
+        public static let nodeID: UInt8 = 0
+    }
+    public enum AddPendingNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+    }
+    public enum RefreshNodeTag {
+        public static let nodeID: UInt8 = 0
+    }
+    public enum UpdateNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+    }
+    public enum RemoveNodeTag {
+        public static let nodeID: UInt8 = 0
+    }
+    public enum UpdateEndpointForNodeTag {
+        public static let endpointID: UInt8 = 0
+        public static let nodeID: UInt8 = 1
+        public static let friendlyName: UInt8 = 2
+    }
+    public enum AddGroupIDToEndpointForNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let groupID: UInt8 = 2
+    }
+    public enum RemoveGroupIDFromEndpointForNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let groupID: UInt8 = 2
+    }
+    public enum AddBindingToEndpointForNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let binding: UInt8 = 2
+    }
+    public enum RemoveBindingFromEndpointForNodeTag {
+        public static let listID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let nodeID: UInt8 = 2
+    }
+    public enum AddACLToNodeTag {
+        public static let nodeID: UInt8 = 0
+        public static let aclEntry: UInt8 = 1
+    }
+    public enum RemoveACLFromNodeTag {
+        public static let listID: UInt8 = 0
+        public static let nodeID: UInt8 = 1
+    }
+    public enum DatastoreStatusEntryStructTag {
+        public static let state: UInt8 = 0
+        public static let updateTimestamp: UInt8 = 1
+        public static let failureCode: UInt8 = 2
+    }
+    public enum DatastoreNodeKeySetEntryStructTag {
+        public static let nodeID: UInt8 = 0
+        public static let groupKeySetID: UInt8 = 1
+        public static let statusEntry: UInt8 = 2
+    }
+    public enum DatastoreNodeInformationEntryStructTag {
+        public static let nodeID: UInt8 = 1
+        public static let friendlyName: UInt8 = 2
+        public static let commissioningStatusEntry: UInt8 = 3
+    }
+    public enum DatastoreEndpointGroupIDEntryStructTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let groupID: UInt8 = 2
+        public static let statusEntry: UInt8 = 3
+    }
+    public enum DatastoreEndpointEntryStructTag {
+        public static let endpointID: UInt8 = 0
+        public static let nodeID: UInt8 = 1
+        public static let friendlyName: UInt8 = 2
+        public static let statusEntry: UInt8 = 3
+    }
+    public enum DatastoreBindingTargetStructTag {
+        public static let node: UInt8 = 1
+        public static let group: UInt8 = 2
+        public static let endpoint: UInt8 = 3
+        public static let cluster: UInt8 = 4
+    }
+    public enum DatastoreEndpointBindingEntryStructTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpointID: UInt8 = 1
+        public static let listID: UInt8 = 2
+        public static let binding: UInt8 = 3
+        public static let statusEntry: UInt8 = 4
+    }
+    public enum DatastoreAccessControlTargetStructTag {
+        public static let cluster: UInt8 = 0
+        public static let endpoint: UInt8 = 1
+        public static let deviceType: UInt8 = 2
+    }
+    public enum DatastoreAccessControlEntryStructTag {
+        public static let privilege: UInt8 = 1
+        public static let authMode: UInt8 = 2
+        public static let subjects: UInt8 = 3
+        public static let targets: UInt8 = 4
+    }
+    public enum DatastoreACLEntryStructTag {
+        public static let nodeID: UInt8 = 0
+        public static let listID: UInt8 = 1
+        public static let aclEntry: UInt8 = 2
+        public static let statusEntry: UInt8 = 3
+    }
+    public enum DatastoreAdministratorInformationEntryStructTag {
+        public static let nodeID: UInt8 = 1
+        public static let friendlyName: UInt8 = 2
+        public static let vendorID: UInt8 = 3
+        public static let icac: UInt8 = 4
+    }
+    public enum DatastoreGroupInformationEntryStructTag {
+        public static let groupID: UInt8 = 0
+        public static let friendlyName: UInt8 = 1
+        public static let groupKeySetID: UInt8 = 2
+        public static let groupCAT: UInt8 = 3
+        public static let groupCATVersion: UInt8 = 4
+        public static let groupPermission: UInt8 = 5
+    }
+    public enum DatastoreGroupKeySetStructTag {
+        public static let groupKeySetID: UInt8 = 0
+        public static let groupKeySecurityPolicy: UInt8 = 1
+        public static let epochKey0: UInt8 = 2
+        public static let epochStartTime0: UInt8 = 3
+        public static let epochKey1: UInt8 = 4
+        public static let epochStartTime1: UInt8 = 5
+        public static let epochKey2: UInt8 = 6
+        public static let epochStartTime2: UInt8 = 7
+        public static let groupKeyMulticastPolicy: UInt8 = 8
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

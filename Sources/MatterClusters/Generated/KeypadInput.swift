@@ -124,6 +124,12 @@ extension Clusters.KeypadInput {
         public static let locationKeys = Self(rawValue: 0x2)
         public static let numberKeys = Self(rawValue: 0x4)
     }
+    public enum SendKeyTag {
+        public static let keyCode: UInt8 = 0
+    }
+    public enum SendKeyResponseTag {
+        public static let status: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

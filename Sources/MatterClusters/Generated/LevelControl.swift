@@ -66,6 +66,55 @@ extension Clusters.LevelControl {
         public static let executeIfOff = Self(rawValue: 0x1)
         public static let coupleColorTempToLevel = Self(rawValue: 0x2)
     }
+    public enum MoveToLevelTag {
+        public static let level: UInt8 = 0
+        public static let transitionTime: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum MoveTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum StepTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum StopTag {
+        public static let optionsMask: UInt8 = 0
+        public static let optionsOverride: UInt8 = 1
+    }
+    public enum MoveToLevelWithOnOffTag {
+        public static let level: UInt8 = 0
+        public static let transitionTime: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum MoveWithOnOffTag {
+        public static let moveMode: UInt8 = 0
+        public static let rate: UInt8 = 1
+        public static let optionsMask: UInt8 = 2
+        public static let optionsOverride: UInt8 = 3
+    }
+    public enum StepWithOnOffTag {
+        public static let stepMode: UInt8 = 0
+        public static let stepSize: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let optionsMask: UInt8 = 3
+        public static let optionsOverride: UInt8 = 4
+    }
+    public enum StopWithOnOffTag {
+        public static let optionsMask: UInt8 = 0
+        public static let optionsOverride: UInt8 = 1
+    }
+    public enum MoveToClosestFrequencyTag {
+        public static let frequency: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -53,6 +53,19 @@ extension Clusters.MediaInput {
             MatterField("description", tag: 3, .string),
         ])
     }
+    public enum SelectInputTag {
+        public static let index: UInt8 = 0
+    }
+    public enum RenameInputTag {
+        public static let index: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
+    public enum InputInfoStructTag {
+        public static let index: UInt8 = 0
+        public static let inputType: UInt8 = 1
+        public static let name: UInt8 = 2
+        public static let description: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

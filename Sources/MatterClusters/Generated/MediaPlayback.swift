@@ -112,6 +112,44 @@ extension Clusters.MediaPlayback {
             MatterField("position", tag: 1, .nullable(.uint64)),
         ])
     }
+    public enum RewindTag {
+        public static let audioAdvanceUnmuted: UInt8 = 0
+    }
+    public enum FastForwardTag {
+        public static let audioAdvanceUnmuted: UInt8 = 0
+    }
+    public enum SkipForwardTag {
+        public static let deltaPositionMilliseconds: UInt8 = 0
+    }
+    public enum SkipBackwardTag {
+        public static let deltaPositionMilliseconds: UInt8 = 0
+    }
+    public enum SeekTag {
+        public static let position: UInt8 = 0
+    }
+    public enum ActivateAudioTrackTag {
+        public static let trackID: UInt8 = 0
+        public static let audioOutputIndex: UInt8 = 1
+    }
+    public enum ActivateTextTrackTag {
+        public static let trackID: UInt8 = 0
+    }
+    public enum PlaybackResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum TrackAttributesStructTag {
+        public static let languageCode: UInt8 = 0
+        public static let displayName: UInt8 = 1
+    }
+    public enum TrackStructTag {
+        public static let id: UInt8 = 0
+        public static let trackAttributes: UInt8 = 1
+    }
+    public enum PlaybackPositionStructTag {
+        public static let updatedAt: UInt8 = 0
+        public static let position: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

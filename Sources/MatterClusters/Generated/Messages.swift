@@ -77,6 +77,31 @@ extension Clusters.Messages {
             MatterField("responses", tag: 6, .list(Clusters.Messages.Types.messageResponseOptionStruct), optional: true),
         ])
     }
+    public enum PresentMessagesRequestTag {
+        public static let messageID: UInt8 = 0
+        public static let priority: UInt8 = 1
+        public static let messageControl: UInt8 = 2
+        public static let startTime: UInt8 = 3
+        public static let duration: UInt8 = 4
+        public static let messageText: UInt8 = 5
+        public static let responses: UInt8 = 6
+    }
+    public enum CancelMessagesRequestTag {
+        public static let messageIDs: UInt8 = 0
+    }
+    public enum MessageResponseOptionStructTag {
+        public static let messageResponseID: UInt8 = 0
+        public static let label: UInt8 = 1
+    }
+    public enum MessageStructTag {
+        public static let messageID: UInt8 = 0
+        public static let priority: UInt8 = 1
+        public static let messageControl: UInt8 = 2
+        public static let startTime: UInt8 = 3
+        public static let duration: UInt8 = 4
+        public static let messageText: UInt8 = 5
+        public static let responses: UInt8 = 6
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

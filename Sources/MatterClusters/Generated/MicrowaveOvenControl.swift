@@ -34,6 +34,16 @@ extension Clusters.MicrowaveOvenControl {
         public static let powerInWatts = Self(rawValue: 0x2)
         public static let powerNumberLimits = Self(rawValue: 0x4)
     }
+    public enum SetCookingParametersTag {
+        public static let cookMode: UInt8 = 0
+        public static let cookTime: UInt8 = 1
+        public static let powerSetting: UInt8 = 2
+        public static let wattSettingIndex: UInt8 = 3
+        public static let startAfterSetting: UInt8 = 4
+    }
+    public enum AddMoreTimeTag {
+        public static let timeToAdd: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -45,6 +45,15 @@ extension Clusters.MicrowaveOvenMode {
             MatterField("modeTags", tag: 2, .list(Clusters.MicrowaveOvenMode.Types.modeTagStruct)),
         ])
     }
+    public enum ModeTagStructTag {
+        public static let mfgCode: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
+    public enum ModeOptionStructTag {
+        public static let label: UInt8 = 0
+        public static let mode: UInt8 = 1
+        public static let modeTags: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

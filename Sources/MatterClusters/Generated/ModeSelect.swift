@@ -40,6 +40,18 @@ extension Clusters.ModeSelect {
             MatterField("semanticTags", tag: 2, .list(Clusters.ModeSelect.Types.semanticTagStruct)),
         ])
     }
+    public enum ChangeToModeTag {
+        public static let newMode: UInt8 = 0
+    }
+    public enum SemanticTagStructTag {
+        public static let mfgCode: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
+    public enum ModeOptionStructTag {
+        public static let label: UInt8 = 0
+        public static let mode: UInt8 = 1
+        public static let semanticTags: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -121,6 +121,85 @@ extension Clusters.NetworkCommissioning {
             MatterField("rssi", tag: 5, .int64),
         ])
     }
+    public enum ScanNetworksTag {
+        public static let ssid: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum AddOrUpdateWiFiNetworkTag {
+        public static let ssid: UInt8 = 0
+        public static let credentials: UInt8 = 1
+        public static let breadcrumb: UInt8 = 2
+        public static let networkIdentity: UInt8 = 3
+        public static let clientIdentifier: UInt8 = 4
+        public static let possessionNonce: UInt8 = 5
+    }
+    public enum AddOrUpdateThreadNetworkTag {
+        public static let operationalDataset: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum RemoveNetworkTag {
+        public static let networkID: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum ConnectNetworkTag {
+        public static let networkID: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum ReorderNetworkTag {
+        public static let networkID: UInt8 = 0
+        public static let networkIndex: UInt8 = 1
+        public static let breadcrumb: UInt8 = 2
+    }
+    public enum QueryIdentityTag {
+        public static let keyIdentifier: UInt8 = 0
+        public static let possessionNonce: UInt8 = 1
+    }
+    public enum ScanNetworksResponseTag {
+        public static let networkingStatus: UInt8 = 0
+        public static let debugText: UInt8 = 1
+        public static let wiFiScanResults: UInt8 = 2
+        public static let threadScanResults: UInt8 = 3
+    }
+    public enum NetworkConfigResponseTag {
+        public static let networkingStatus: UInt8 = 0
+        public static let debugText: UInt8 = 1
+        public static let networkIndex: UInt8 = 2
+        public static let clientIdentity: UInt8 = 3
+        public static let possessionSignature: UInt8 = 4
+    }
+    public enum ConnectNetworkResponseTag {
+        public static let networkingStatus: UInt8 = 0
+        public static let debugText: UInt8 = 1
+        public static let errorValue: UInt8 = 2
+    }
+    public enum QueryIdentityResponseTag {
+        public static let identity: UInt8 = 0
+        public static let possessionSignature: UInt8 = 1
+    }
+    public enum NetworkInfoStructTag {
+        public static let networkID: UInt8 = 0
+        public static let connected: UInt8 = 1
+        public static let networkIdentifier: UInt8 = 2
+        public static let clientIdentifier: UInt8 = 3
+    }
+    public enum ThreadInterfaceScanResultStructTag {
+        public static let panId: UInt8 = 0
+        public static let extendedPanId: UInt8 = 1
+        public static let networkName: UInt8 = 2
+        public static let channel: UInt8 = 3
+        public static let version: UInt8 = 4
+        public static let extendedAddress: UInt8 = 5
+        public static let rssi: UInt8 = 6
+        public static let lqi: UInt8 = 7
+    }
+    public enum WiFiInterfaceScanResultStructTag {
+        public static let security: UInt8 = 0
+        public static let ssid: UInt8 = 1
+        public static let bssid: UInt8 = 2
+        public static let channel: UInt8 = 3
+        public static let wiFiBand: UInt8 = 4
+        public static let rssi: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -72,6 +72,11 @@ extension Clusters.OccupancySensing {
             MatterField("holdTimeDefault", tag: 2, .uint64),
         ])
     }
+    public enum HoldTimeLimitsStructTag {
+        public static let holdTimeMin: UInt8 = 0
+        public static let holdTimeMax: UInt8 = 1
+        public static let holdTimeDefault: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -68,6 +68,15 @@ extension Clusters.OnOff {
         public init(rawValue: UInt8) { self.rawValue = rawValue }
         public static let acceptOnlyWhenOn = Self(rawValue: 0x1)
     }
+    public enum OffWithEffectTag {
+        public static let effectIdentifier: UInt8 = 0
+        public static let effectVariant: UInt8 = 1
+    }
+    public enum OnWithTimedOffTag {
+        public static let onOffControl: UInt8 = 0
+        public static let onTime: UInt8 = 1
+        public static let offWaitTime: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

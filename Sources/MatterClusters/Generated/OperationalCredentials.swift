@@ -77,6 +77,81 @@ extension Clusters.OperationalCredentials {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum AttestationRequestTag {
+        public static let attestationNonce: UInt8 = 0
+    }
+    public enum CertificateChainRequestTag {
+        public static let certificateType: UInt8 = 0
+    }
+    public enum CSRRequestTag {
+        public static let csrNonce: UInt8 = 0
+        public static let isForUpdateNOC: UInt8 = 1
+    }
+    public enum AddNOCTag {
+        public static let nocValue: UInt8 = 0
+        public static let icacValue: UInt8 = 1
+        public static let ipkValue: UInt8 = 2
+        public static let caseAdminSubject: UInt8 = 3
+        public static let adminVendorId: UInt8 = 4
+    }
+    public enum UpdateNOCTag {
+        public static let nocValue: UInt8 = 0
+        public static let icacValue: UInt8 = 1
+    }
+    public enum UpdateFabricLabelTag {
+        public static let label: UInt8 = 0
+    }
+    public enum RemoveFabricTag {
+        public static let fabricIndex: UInt8 = 0
+    }
+    public enum AddTrustedRootCertificateTag {
+        public static let rootCACertificate: UInt8 = 0
+    }
+    public enum SetVIDVerificationStatementTag {
+        public static let vendorID: UInt8 = 0
+        public static let vidVerificationStatement: UInt8 = 1
+        public static let vvsc: UInt8 = 2
+    }
+    public enum SignVIDVerificationRequestTag {
+        public static let fabricIndex: UInt8 = 0
+        public static let clientChallenge: UInt8 = 1
+    }
+    public enum AttestationResponseTag {
+        public static let attestationElements: UInt8 = 0
+        public static let attestationSignature: UInt8 = 1
+    }
+    public enum CertificateChainResponseTag {
+        public static let certificate: UInt8 = 0
+    }
+    public enum CSRResponseTag {
+        public static let nocsrElements: UInt8 = 0
+        public static let attestationSignature: UInt8 = 1
+    }
+    public enum NOCResponseTag {
+        public static let statusCode: UInt8 = 0
+        public static let fabricIndex: UInt8 = 1
+        public static let debugText: UInt8 = 2
+    }
+    public enum SignVIDVerificationResponseTag {
+        public static let fabricIndex: UInt8 = 0
+        public static let fabricBindingVersion: UInt8 = 1
+        public static let signature: UInt8 = 2
+    }
+    public enum FabricDescriptorStructTag {
+        public static let rootPublicKey: UInt8 = 1
+        public static let vendorID: UInt8 = 2
+        public static let fabricID: UInt8 = 3
+        public static let nodeID: UInt8 = 4
+        public static let label: UInt8 = 5
+        public static let vidVerificationStatement: UInt8 = 6
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum NOCStructTag {
+        public static let noc: UInt8 = 1
+        public static let icac: UInt8 = 2
+        public static let vvsc: UInt8 = 3
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -47,6 +47,38 @@ extension Clusters.OtaSoftwareUpdateProvider {
         public static let notAvailable = Self(rawValue: 2)
         public static let downloadProtocolNotSupported = Self(rawValue: 3)
     }
+    public enum QueryImageTag {
+        public static let vendorID: UInt8 = 0
+        public static let productID: UInt8 = 1
+        public static let softwareVersion: UInt8 = 2
+        public static let protocolsSupported: UInt8 = 3
+        public static let hardwareVersion: UInt8 = 4
+        public static let location: UInt8 = 5
+        public static let requestorCanConsent: UInt8 = 6
+        public static let metadataForProvider: UInt8 = 7
+    }
+    public enum ApplyUpdateRequestTag {
+        public static let updateToken: UInt8 = 0
+        public static let newVersion: UInt8 = 1
+    }
+    public enum NotifyUpdateAppliedTag {
+        public static let updateToken: UInt8 = 0
+        public static let softwareVersion: UInt8 = 1
+    }
+    public enum QueryImageResponseTag {
+        public static let status: UInt8 = 0
+        public static let delayedActionTime: UInt8 = 1
+        public static let imageURI: UInt8 = 2
+        public static let softwareVersion: UInt8 = 3
+        public static let softwareVersionString: UInt8 = 4
+        public static let updateToken: UInt8 = 5
+        public static let userConsentNeeded: UInt8 = 6
+        public static let metadataForRequestor: UInt8 = 7
+    }
+    public enum ApplyUpdateResponseTag {
+        public static let action: UInt8 = 0
+        public static let delayedActionTime: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

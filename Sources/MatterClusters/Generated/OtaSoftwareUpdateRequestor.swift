@@ -66,6 +66,18 @@ extension Clusters.OtaSoftwareUpdateRequestor {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum AnnounceOTAProviderTag {
+        public static let providerNodeID: UInt8 = 0
+        public static let vendorID: UInt8 = 1
+        public static let announcementReason: UInt8 = 2
+        public static let metadataForNode: UInt8 = 3
+        public static let endpoint: UInt8 = 4
+    }
+    public enum ProviderLocationTag {
+        public static let providerNodeID: UInt8 = 1
+        public static let endpoint: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -59,6 +59,18 @@ extension Clusters.OvenCavityOperationalState {
             MatterField("operationalStateLabel", tag: 1, .string, optional: true),
         ])
     }
+    public enum OperationalCommandResponseTag {
+        public static let commandResponseState: UInt8 = 0
+    }
+    public enum ErrorStateStructTag {
+        public static let errorStateID: UInt8 = 0
+        public static let errorStateLabel: UInt8 = 1
+        public static let errorStateDetails: UInt8 = 2
+    }
+    public enum OperationalStateStructTag {
+        public static let operationalStateID: UInt8 = 0
+        public static let operationalStateLabel: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -272,6 +272,18 @@ extension Clusters.PowerSource {
             MatterField("previous", tag: 1, .list(.unsigned(bits: 8))),
         ])
     }
+    public enum BatChargeFaultChangeTypeTag {
+        public static let current: UInt8 = 0
+        public static let previous: UInt8 = 1
+    }
+    public enum BatFaultChangeTypeTag {
+        public static let current: UInt8 = 0
+        public static let previous: UInt8 = 1
+    }
+    public enum WiredFaultChangeTypeTag {
+        public static let current: UInt8 = 0
+        public static let previous: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

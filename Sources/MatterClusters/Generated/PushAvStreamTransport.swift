@@ -134,6 +134,82 @@ extension Clusters.PushAvStreamTransport {
             MatterField("ingestMethod", tag: 1, .unsigned(bits: 8)),
         ])
     }
+    public enum AllocatePushTransportTag {
+        public static let transportOptions: UInt8 = 0
+    }
+    public enum DeallocatePushTransportTag {
+        public static let connectionID: UInt8 = 0
+    }
+    public enum ModifyPushTransportTag {
+        public static let connectionID: UInt8 = 0
+        public static let transportOptions: UInt8 = 1
+    }
+    public enum SetTransportStatusTag {
+        public static let connectionID: UInt8 = 0
+        public static let transportStatus: UInt8 = 1
+    }
+    public enum ManuallyTriggerTransportTag {
+        public static let connectionID: UInt8 = 0
+        public static let activationReason: UInt8 = 1
+        public static let timeControl: UInt8 = 2
+    }
+    public enum FindTransportTag {
+        public static let connectionID: UInt8 = 0
+    }
+    public enum AllocatePushTransportResponseTag {
+        public static let transportConfiguration: UInt8 = 0
+    }
+    public enum FindTransportResponseTag {
+        public static let transportConfigurations: UInt8 = 0
+    }
+    public enum TransportMotionTriggerTimeControlStructTag {
+        public static let initialDuration: UInt8 = 0
+        public static let augmentationDuration: UInt8 = 1
+        public static let maxDuration: UInt8 = 2
+        public static let blindDuration: UInt8 = 3
+    }
+    public enum TransportZoneOptionsStructTag {
+        public static let zone: UInt8 = 0
+        public static let sensitivity: UInt8 = 1
+    }
+    public enum TransportTriggerOptionsStructTag {
+        public static let triggerType: UInt8 = 0
+        public static let motionZones: UInt8 = 1
+        public static let motionSensitivity: UInt8 = 2
+        public static let motionTimeControl: UInt8 = 3
+        public static let maxPreRollLen: UInt8 = 4
+    }
+    public enum CMAFContainerOptionsStructTag {
+        public static let chunkDuration: UInt8 = 0
+        public static let cencKey: UInt8 = 1
+        public static let metadataEnabled: UInt8 = 2
+        public static let cencKeyID: UInt8 = 3
+    }
+    public enum ContainerOptionsStructTag {
+        public static let containerType: UInt8 = 0
+        public static let cmafContainerOptions: UInt8 = 1
+    }
+    public enum TransportOptionsStructTag {
+        public static let streamUsage: UInt8 = 0
+        public static let videoStreamID: UInt8 = 1
+        public static let audioStreamID: UInt8 = 2
+        public static let endpointID: UInt8 = 3
+        public static let url: UInt8 = 4
+        public static let triggerOptions: UInt8 = 5
+        public static let ingestMethod: UInt8 = 6
+        public static let containerOptions: UInt8 = 7
+        public static let expiryTime: UInt8 = 8
+    }
+    public enum TransportConfigurationStructTag {
+        public static let connectionID: UInt8 = 0
+        public static let transportStatus: UInt8 = 1
+        public static let transportOptions: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum SupportedFormatStructTag {
+        public static let containerFormat: UInt8 = 0
+        public static let ingestMethod: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -23,6 +23,13 @@ extension Clusters.SampleMei {
     public enum Event {
         public static let pingCountEvent: EventID = 0x00
     }
+    public enum AddArgumentsTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+    }
+    public enum AddArgumentsResponseTag {
+        public static let returnValue: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -69,6 +69,104 @@ extension Clusters.ScenesManagement {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum AddSceneTag {
+        public static let groupID: UInt8 = 0
+        public static let sceneID: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+        public static let sceneName: UInt8 = 3
+        public static let extensionFieldSetStructs: UInt8 = 4
+    }
+    public enum ViewSceneTag {
+        public static let groupID: UInt8 = 0
+        public static let sceneID: UInt8 = 1
+    }
+    public enum RemoveSceneTag {
+        public static let groupID: UInt8 = 0
+        public static let sceneID: UInt8 = 1
+    }
+    public enum RemoveAllScenesTag {
+        public static let groupID: UInt8 = 0
+    }
+    public enum StoreSceneTag {
+        public static let groupID: UInt8 = 0
+        public static let sceneID: UInt8 = 1
+    }
+    public enum RecallSceneTag {
+        public static let groupID: UInt8 = 0
+        public static let sceneID: UInt8 = 1
+        public static let transitionTime: UInt8 = 2
+    }
+    public enum GetSceneMembershipTag {
+        public static let groupID: UInt8 = 0
+    }
+    public enum CopySceneTag {
+        public static let mode: UInt8 = 0
+        public static let groupIdentifierFrom: UInt8 = 1
+        public static let sceneIdentifierFrom: UInt8 = 2
+        public static let groupIdentifierTo: UInt8 = 3
+        public static let sceneIdentifierTo: UInt8 = 4
+    }
+    public enum AddSceneResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+        public static let sceneID: UInt8 = 2
+    }
+    public enum ViewSceneResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+        public static let sceneID: UInt8 = 2
+        public static let transitionTime: UInt8 = 3
+        public static let sceneName: UInt8 = 4
+        public static let extensionFieldSetStructs: UInt8 = 5
+    }
+    public enum RemoveSceneResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+        public static let sceneID: UInt8 = 2
+    }
+    public enum RemoveAllScenesResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+    }
+    public enum StoreSceneResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupID: UInt8 = 1
+        public static let sceneID: UInt8 = 2
+    }
+    public enum GetSceneMembershipResponseTag {
+        public static let status: UInt8 = 0
+        public static let capacity: UInt8 = 1
+        public static let groupID: UInt8 = 2
+        public static let sceneList: UInt8 = 3
+    }
+    public enum CopySceneResponseTag {
+        public static let status: UInt8 = 0
+        public static let groupIdentifierFrom: UInt8 = 1
+        public static let sceneIdentifierFrom: UInt8 = 2
+    }
+    public enum AttributeValuePairStructTag {
+        public static let attributeID: UInt8 = 0
+        public static let valueUnsigned8: UInt8 = 1
+        public static let valueSigned8: UInt8 = 2
+        public static let valueUnsigned16: UInt8 = 3
+        public static let valueSigned16: UInt8 = 4
+        public static let valueUnsigned32: UInt8 = 5
+        public static let valueSigned32: UInt8 = 6
+        public static let valueUnsigned64: UInt8 = 7
+        public static let valueSigned64: UInt8 = 8
+    }
+    public enum ExtensionFieldSetStructTag {
+        public static let clusterID: UInt8 = 0
+        public static let attributeValueList: UInt8 = 1
+    }
+    public enum SceneInfoStructTag {
+        public static let sceneCount: UInt8 = 0
+        public static let currentScene: UInt8 = 1
+        public static let currentGroup: UInt8 = 2
+        public static let sceneValid: UInt8 = 3
+        public static let remainingCapacity: UInt8 = 4
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

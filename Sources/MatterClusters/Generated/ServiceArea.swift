@@ -86,6 +86,43 @@ extension Clusters.ServiceArea {
             MatterField("estimatedTime", tag: 3, .nullable(.uint64), optional: true),
         ])
     }
+    public enum SelectAreasTag {
+        public static let newAreas: UInt8 = 0
+    }
+    public enum SkipAreaTag {
+        public static let skippedArea: UInt8 = 0
+    }
+    public enum SelectAreasResponseTag {
+        public static let status: UInt8 = 0
+        public static let statusText: UInt8 = 1
+    }
+    public enum SkipAreaResponseTag {
+        public static let status: UInt8 = 0
+        public static let statusText: UInt8 = 1
+    }
+    public enum LandmarkInfoStructTag {
+        public static let landmarkTag: UInt8 = 0
+        public static let relativePositionTag: UInt8 = 1
+    }
+    public enum AreaInfoStructTag {
+        public static let locationInfo: UInt8 = 0
+        public static let landmarkInfo: UInt8 = 1
+    }
+    public enum AreaStructTag {
+        public static let areaID: UInt8 = 0
+        public static let mapID: UInt8 = 1
+        public static let areaInfo: UInt8 = 2
+    }
+    public enum MapStructTag {
+        public static let mapID: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
+    public enum ProgressStructTag {
+        public static let areaID: UInt8 = 0
+        public static let status: UInt8 = 1
+        public static let totalOperationalTime: UInt8 = 2
+        public static let estimatedTime: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -39,6 +39,13 @@ extension Clusters.SoftwareDiagnostics {
             MatterField("stackSize", tag: 4, .uint64, optional: true),
         ])
     }
+    public enum ThreadMetricsStructTag {
+        public static let id: UInt8 = 0
+        public static let name: UInt8 = 1
+        public static let stackFreeCurrent: UInt8 = 2
+        public static let stackFreeMinimum: UInt8 = 3
+        public static let stackSize: UInt8 = 4
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

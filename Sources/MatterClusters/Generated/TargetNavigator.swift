@@ -38,6 +38,18 @@ extension Clusters.TargetNavigator {
             MatterField("name", tag: 1, .string),
         ])
     }
+    public enum NavigateTargetTag {
+        public static let target: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum NavigateTargetResponseTag {
+        public static let status: UInt8 = 0
+        public static let data: UInt8 = 1
+    }
+    public enum TargetInfoStructTag {
+        public static let identifier: UInt8 = 0
+        public static let name: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -30,6 +30,10 @@ extension Clusters.TemperatureControl {
         public static let temperatureLevel = Self(rawValue: 0x2)
         public static let temperatureStep = Self(rawValue: 0x4)
     }
+    public enum SetTemperatureTag {
+        public static let targetTemperature: UInt8 = 0
+        public static let targetTemperatureLevel: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -341,6 +341,81 @@ extension Clusters.Thermostat {
             MatterField("coolSetpoint", tag: 2, .nullable(.int64)),
         ])
     }
+    public enum SetpointRaiseLowerTag {
+        public static let mode: UInt8 = 0
+        public static let amount: UInt8 = 1
+    }
+    public enum SetWeeklyScheduleTag {
+        public static let numberOfTransitionsForSequence: UInt8 = 0
+        public static let dayOfWeekForSequence: UInt8 = 1
+        public static let modeForSequence: UInt8 = 2
+        public static let transitions: UInt8 = 3
+    }
+    public enum GetWeeklyScheduleTag {
+        public static let daysToReturn: UInt8 = 0
+        public static let modeToReturn: UInt8 = 1
+    }
+    public enum SetActiveScheduleRequestTag {
+        public static let scheduleHandle: UInt8 = 0
+    }
+    public enum SetActivePresetRequestTag {
+        public static let presetHandle: UInt8 = 0
+    }
+    public enum AtomicRequestTag {
+        public static let requestType: UInt8 = 0
+        public static let attributeRequests: UInt8 = 1
+        public static let timeout: UInt8 = 2
+    }
+    public enum GetWeeklyScheduleResponseTag {
+        public static let numberOfTransitionsForSequence: UInt8 = 0
+        public static let dayOfWeekForSequence: UInt8 = 1
+        public static let modeForSequence: UInt8 = 2
+        public static let transitions: UInt8 = 3
+    }
+    public enum AtomicResponseTag {
+        public static let statusCode: UInt8 = 0
+        public static let attributeStatus: UInt8 = 1
+        public static let timeout: UInt8 = 2
+    }
+    public enum ScheduleTransitionStructTag {
+        public static let dayOfWeek: UInt8 = 0
+        public static let transitionTime: UInt8 = 1
+        public static let presetHandle: UInt8 = 2
+        public static let systemMode: UInt8 = 3
+        public static let coolingSetpoint: UInt8 = 4
+        public static let heatingSetpoint: UInt8 = 5
+    }
+    public enum ScheduleStructTag {
+        public static let scheduleHandle: UInt8 = 0
+        public static let systemMode: UInt8 = 1
+        public static let name: UInt8 = 2
+        public static let presetHandle: UInt8 = 3
+        public static let transitions: UInt8 = 4
+        public static let builtIn: UInt8 = 5
+    }
+    public enum PresetStructTag {
+        public static let presetHandle: UInt8 = 0
+        public static let presetScenario: UInt8 = 1
+        public static let name: UInt8 = 2
+        public static let coolingSetpoint: UInt8 = 3
+        public static let heatingSetpoint: UInt8 = 4
+        public static let builtIn: UInt8 = 5
+    }
+    public enum PresetTypeStructTag {
+        public static let presetScenario: UInt8 = 0
+        public static let numberOfPresets: UInt8 = 1
+        public static let presetTypeFeatures: UInt8 = 2
+    }
+    public enum ScheduleTypeStructTag {
+        public static let systemMode: UInt8 = 0
+        public static let numberOfSchedules: UInt8 = 1
+        public static let scheduleTypeFeatures: UInt8 = 2
+    }
+    public enum WeeklyScheduleTransitionStructTag {
+        public static let transitionTime: UInt8 = 0
+        public static let heatSetpoint: UInt8 = 1
+        public static let coolSetpoint: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -32,6 +32,16 @@ extension Clusters.ThreadBorderRouterManagement {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let panChange = Self(rawValue: 0x1)
     }
+    public enum SetActiveDatasetRequestTag {
+        public static let activeDataset: UInt8 = 0
+        public static let breadcrumb: UInt8 = 1
+    }
+    public enum SetPendingDatasetRequestTag {
+        public static let pendingDataset: UInt8 = 0
+    }
+    public enum DatasetResponseTag {
+        public static let dataset: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -171,6 +171,52 @@ extension Clusters.ThreadNetworkDiagnostics {
             MatterField("flags", tag: 1, .uint64),
         ])
     }
+    public enum NeighborTableStructTag {
+        public static let extAddress: UInt8 = 0
+        public static let age: UInt8 = 1
+        public static let rloc16: UInt8 = 2
+        public static let linkFrameCounter: UInt8 = 3
+        public static let mleFrameCounter: UInt8 = 4
+        public static let lqi: UInt8 = 5
+        public static let averageRssi: UInt8 = 6
+        public static let lastRssi: UInt8 = 7
+        public static let frameErrorRate: UInt8 = 8
+        public static let messageErrorRate: UInt8 = 9
+        public static let rxOnWhenIdle: UInt8 = 10
+        public static let fullThreadDevice: UInt8 = 11
+        public static let fullNetworkData: UInt8 = 12
+        public static let isChild: UInt8 = 13
+    }
+    public enum OperationalDatasetComponentsTag {
+        public static let activeTimestampPresent: UInt8 = 0
+        public static let pendingTimestampPresent: UInt8 = 1
+        public static let masterKeyPresent: UInt8 = 2
+        public static let networkNamePresent: UInt8 = 3
+        public static let extendedPanIdPresent: UInt8 = 4
+        public static let meshLocalPrefixPresent: UInt8 = 5
+        public static let delayPresent: UInt8 = 6
+        public static let panIdPresent: UInt8 = 7
+        public static let channelPresent: UInt8 = 8
+        public static let pskcPresent: UInt8 = 9
+        public static let securityPolicyPresent: UInt8 = 10
+        public static let channelMaskPresent: UInt8 = 11
+    }
+    public enum RouteTableStructTag {
+        public static let extAddress: UInt8 = 0
+        public static let rloc16: UInt8 = 1
+        public static let routerId: UInt8 = 2
+        public static let nextHop: UInt8 = 3
+        public static let pathCost: UInt8 = 4
+        public static let lqiIn: UInt8 = 5
+        public static let lqiOut: UInt8 = 6
+        public static let age: UInt8 = 7
+        public static let allocated: UInt8 = 8
+        public static let linkEstablished: UInt8 = 9
+    }
+    public enum SecurityPolicyTag {
+        public static let rotationTime: UInt8 = 0
+        public static let flags: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -32,6 +32,24 @@ extension Clusters.ThreadNetworkDirectory {
             MatterField("activeTimestamp", tag: 3, .uint64),
         ])
     }
+    public enum AddNetworkTag {
+        public static let operationalDataset: UInt8 = 0
+    }
+    public enum RemoveNetworkTag {
+        public static let extendedPanID: UInt8 = 0
+    }
+    public enum GetOperationalDatasetTag {
+        public static let extendedPanID: UInt8 = 0
+    }
+    public enum OperationalDatasetResponseTag {
+        public static let operationalDataset: UInt8 = 0
+    }
+    public enum ThreadNetworkStructTag {
+        public static let extendedPanID: UInt8 = 0
+        public static let networkName: UInt8 = 1
+        public static let channel: UInt8 = 2
+        public static let activeTimestamp: UInt8 = 3
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -118,6 +118,45 @@ extension Clusters.TimeSynchronization {
             MatterField("endpoint", tag: 2, .uint64),
         ])
     }
+    public enum SetUTCTimeTag {
+        public static let utcTime: UInt8 = 0
+        public static let granularity: UInt8 = 1
+        public static let timeSource: UInt8 = 2
+    }
+    public enum SetTrustedTimeSourceTag {
+        public static let trustedTimeSource: UInt8 = 0
+    }
+    public enum SetTimeZoneTag {
+        public static let timeZone: UInt8 = 0
+    }
+    public enum SetDSTOffsetTag {
+        public static let dstOffset: UInt8 = 0
+    }
+    public enum SetDefaultNTPTag {
+        public static let defaultNTP: UInt8 = 0
+    }
+    public enum SetTimeZoneResponseTag {
+        public static let dstOffsetRequired: UInt8 = 0
+    }
+    public enum DSTOffsetStructTag {
+        public static let offset: UInt8 = 0
+        public static let validStarting: UInt8 = 1
+        public static let validUntil: UInt8 = 2
+    }
+    public enum FabricScopedTrustedTimeSourceStructTag {
+        public static let nodeID: UInt8 = 0
+        public static let endpoint: UInt8 = 1
+    }
+    public enum TimeZoneStructTag {
+        public static let offset: UInt8 = 0
+        public static let validAt: UInt8 = 1
+        public static let name: UInt8 = 2
+    }
+    public enum TrustedTimeSourceStructTag {
+        public static let fabricIndex: UInt8 = 0
+        public static let nodeID: UInt8 = 1
+        public static let endpoint: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -37,6 +37,15 @@ extension Clusters.Timer {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let reset = Self(rawValue: 0x1)
     }
+    public enum SetTimerTag {
+        public static let newTime: UInt8 = 0
+    }
+    public enum AddTimeTag {
+        public static let additionalTime: UInt8 = 0
+    }
+    public enum ReduceTimeTag {
+        public static let timeReduction: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

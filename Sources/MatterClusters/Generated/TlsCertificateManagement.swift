@@ -56,6 +56,66 @@ extension Clusters.TlsCertificateManagement {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum ProvisionRootCertificateTag {
+        public static let certificate: UInt8 = 0
+        public static let caid: UInt8 = 1
+    }
+    public enum FindRootCertificateTag {
+        public static let caid: UInt8 = 0
+    }
+    public enum LookupRootCertificateTag {
+        public static let fingerprint: UInt8 = 0
+    }
+    public enum RemoveRootCertificateTag {
+        public static let caid: UInt8 = 0
+    }
+    public enum TLSClientCSRTag {
+        public static let nonce: UInt8 = 0
+    }
+    public enum ProvisionClientCertificateTag {
+        public static let ccdid: UInt8 = 0
+        public static let clientCertificateDetails: UInt8 = 1
+    }
+    public enum FindClientCertificateTag {
+        public static let ccdid: UInt8 = 0
+    }
+    public enum LookupClientCertificateTag {
+        public static let fingerprint: UInt8 = 0
+    }
+    public enum RemoveClientCertificateTag {
+        public static let ccdid: UInt8 = 0
+    }
+    public enum ProvisionRootCertificateResponseTag {
+        public static let caid: UInt8 = 0
+    }
+    public enum FindRootCertificateResponseTag {
+        public static let certificateDetails: UInt8 = 0
+    }
+    public enum LookupRootCertificateResponseTag {
+        public static let caid: UInt8 = 0
+    }
+    public enum TLSClientCSRResponseTag {
+        public static let ccdid: UInt8 = 0
+        public static let csr: UInt8 = 1
+        public static let nonce: UInt8 = 2
+    }
+    public enum FindClientCertificateResponseTag {
+        public static let certificateDetails: UInt8 = 0
+    }
+    public enum LookupClientCertificateResponseTag {
+        public static let ccdid: UInt8 = 0
+    }
+    public enum TLSCertStructTag {
+        public static let caid: UInt8 = 0
+        public static let certificate: UInt8 = 1
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum TLSClientCertificateDetailStructTag {
+        public static let ccdid: UInt8 = 0
+        public static let clientCertificate: UInt8 = 1
+        public static let intermediateCertificates: UInt8 = 2
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -51,6 +51,34 @@ extension Clusters.TlsClientManagement {
             MatterField("fabricIndex", tag: 254, .uint64, optional: true),
         ])
     }
+    public enum ProvisionEndpointTag {
+        public static let hostname: UInt8 = 0
+        public static let port: UInt8 = 1
+        public static let caid: UInt8 = 2
+        public static let ccdid: UInt8 = 3
+        public static let endpointID: UInt8 = 4
+    }
+    public enum FindEndpointTag {
+        public static let endpointID: UInt8 = 0
+    }
+    public enum RemoveEndpointTag {
+        public static let endpointID: UInt8 = 0
+    }
+    public enum ProvisionEndpointResponseTag {
+        public static let endpointID: UInt8 = 0
+    }
+    public enum FindEndpointResponseTag {
+        public static let endpoint: UInt8 = 0
+    }
+    public enum TLSEndpointStructTag {
+        public static let endpointID: UInt8 = 0
+        public static let hostname: UInt8 = 1
+        public static let port: UInt8 = 2
+        public static let caid: UInt8 = 3
+        public static let ccdid: UInt8 = 4
+        public static let status: UInt8 = 5
+        public static let fabricIndex: UInt8 = 254
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -262,6 +262,240 @@ extension Clusters.UnitTesting {
             MatterField("member2", tag: 1, .bytes),
         ])
     }
+    public enum TestAddArgumentsTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+    }
+    public enum TestSimpleArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestStructArrayArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+        public static let arg3: UInt8 = 2
+        public static let arg4: UInt8 = 3
+        public static let arg5: UInt8 = 4
+        public static let arg6: UInt8 = 5
+    }
+    public enum TestStructArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestNestedStructArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestListStructArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestListInt8UArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestNestedStructListArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestListNestedStructListArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestListInt8UReverseRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestEnumsRequestTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+    }
+    public enum TestNullableOptionalRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestComplexNullableOptionalRequestTag {
+        public static let nullableInt: UInt8 = 0
+        public static let optionalInt: UInt8 = 1
+        public static let nullableOptionalInt: UInt8 = 2
+        public static let nullableString: UInt8 = 3
+        public static let optionalString: UInt8 = 4
+        public static let nullableOptionalString: UInt8 = 5
+        public static let nullableStruct: UInt8 = 6
+        public static let optionalStruct: UInt8 = 7
+        public static let nullableOptionalStruct: UInt8 = 8
+        public static let nullableList: UInt8 = 9
+        public static let optionalList: UInt8 = 10
+        public static let nullableOptionalList: UInt8 = 11
+    }
+    public enum SimpleStructEchoRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestSimpleOptionalArgumentRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestEmitTestEventRequestTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+        public static let arg3: UInt8 = 2
+    }
+    public enum TestEmitTestFabricScopedEventRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestBatchHelperRequestTag {
+        public static let sleepBeforeResponseTimeMs: UInt8 = 0
+        public static let sizeOfResponseBuffer: UInt8 = 1
+        public static let fillCharacter: UInt8 = 2
+    }
+    public enum TestSecondBatchHelperRequestTag {
+        public static let sleepBeforeResponseTimeMs: UInt8 = 0
+        public static let sizeOfResponseBuffer: UInt8 = 1
+        public static let fillCharacter: UInt8 = 2
+    }
+    public enum StringEchoRequestTag {
+        public static let payload: UInt8 = 0
+    }
+    public enum GlobalEchoRequestTag {
+        public static let field1: UInt8 = 0
+        public static let field2: UInt8 = 1
+    }
+    public enum TestDifferentVendorMeiRequestTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestSpecificResponseTag {
+        public static let returnValue: UInt8 = 0
+    }
+    public enum TestAddArgumentsResponseTag {
+        public static let returnValue: UInt8 = 0
+    }
+    public enum TestSimpleArgumentResponseTag {
+        public static let returnValue: UInt8 = 0
+    }
+    public enum TestStructArrayArgumentResponseTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+        public static let arg3: UInt8 = 2
+        public static let arg4: UInt8 = 3
+        public static let arg5: UInt8 = 4
+        public static let arg6: UInt8 = 5
+    }
+    public enum TestListInt8UReverseResponseTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestEnumsResponseTag {
+        public static let arg1: UInt8 = 0
+        public static let arg2: UInt8 = 1
+    }
+    public enum TestNullableOptionalResponseTag {
+        public static let wasPresent: UInt8 = 0
+        public static let wasNull: UInt8 = 1
+        public static let value: UInt8 = 2
+        public static let originalValue: UInt8 = 3
+    }
+    public enum TestComplexNullableOptionalResponseTag {
+        public static let nullableIntWasNull: UInt8 = 0
+        public static let nullableIntValue: UInt8 = 1
+        public static let optionalIntWasPresent: UInt8 = 2
+        public static let optionalIntValue: UInt8 = 3
+        public static let nullableOptionalIntWasPresent: UInt8 = 4
+        public static let nullableOptionalIntWasNull: UInt8 = 5
+        public static let nullableOptionalIntValue: UInt8 = 6
+        public static let nullableStringWasNull: UInt8 = 7
+        public static let nullableStringValue: UInt8 = 8
+        public static let optionalStringWasPresent: UInt8 = 9
+        public static let optionalStringValue: UInt8 = 10
+        public static let nullableOptionalStringWasPresent: UInt8 = 11
+        public static let nullableOptionalStringWasNull: UInt8 = 12
+        public static let nullableOptionalStringValue: UInt8 = 13
+        public static let nullableStructWasNull: UInt8 = 14
+        public static let nullableStructValue: UInt8 = 15
+        public static let optionalStructWasPresent: UInt8 = 16
+        public static let optionalStructValue: UInt8 = 17
+        public static let nullableOptionalStructWasPresent: UInt8 = 18
+        public static let nullableOptionalStructWasNull: UInt8 = 19
+        public static let nullableOptionalStructValue: UInt8 = 20
+        public static let nullableListWasNull: UInt8 = 21
+        public static let nullableListValue: UInt8 = 22
+        public static let optionalListWasPresent: UInt8 = 23
+        public static let optionalListValue: UInt8 = 24
+        public static let nullableOptionalListWasPresent: UInt8 = 25
+        public static let nullableOptionalListWasNull: UInt8 = 26
+        public static let nullableOptionalListValue: UInt8 = 27
+    }
+    public enum BooleanResponseTag {
+        public static let value: UInt8 = 0
+    }
+    public enum SimpleStructResponseTag {
+        public static let arg1: UInt8 = 0
+    }
+    public enum TestEmitTestEventResponseTag {
+        public static let value: UInt8 = 0
+    }
+    public enum TestEmitTestFabricScopedEventResponseTag {
+        public static let value: UInt8 = 0
+    }
+    public enum TestBatchHelperResponseTag {
+        public static let buffer: UInt8 = 0
+    }
+    public enum StringEchoResponseTag {
+        public static let payload: UInt8 = 0
+    }
+    public enum GlobalEchoResponseTag {
+        public static let field1: UInt8 = 0
+        public static let field2: UInt8 = 1
+    }
+    public enum TestDifferentVendorMeiResponseTag {
+        public static let arg1: UInt8 = 0
+        public static let eventNumber: UInt8 = 1
+    }
+    public enum SimpleStructTag {
+        public static let a: UInt8 = 0
+        public static let b: UInt8 = 1
+        public static let c: UInt8 = 2
+        public static let d: UInt8 = 3
+        public static let e: UInt8 = 4
+        public static let f: UInt8 = 5
+        public static let g: UInt8 = 6
+        public static let h: UInt8 = 7
+        public static let i: UInt8 = 8
+    }
+    public enum TestFabricScopedTag {
+        public static let fabricSensitiveInt8u: UInt8 = 1
+        public static let optionalFabricSensitiveInt8u: UInt8 = 2
+        public static let nullableFabricSensitiveInt8u: UInt8 = 3
+        public static let nullableOptionalFabricSensitiveInt8u: UInt8 = 4
+        public static let fabricSensitiveCharString: UInt8 = 5
+        public static let fabricSensitiveStruct: UInt8 = 6
+        public static let fabricSensitiveInt8uList: UInt8 = 7
+        public static let fabricIndex: UInt8 = 254
+    }
+    public enum NullablesAndOptionalsStructTag {
+        public static let nullableInt: UInt8 = 0
+        public static let optionalInt: UInt8 = 1
+        public static let nullableOptionalInt: UInt8 = 2
+        public static let nullableString: UInt8 = 3
+        public static let optionalString: UInt8 = 4
+        public static let nullableOptionalString: UInt8 = 5
+        public static let nullableStruct: UInt8 = 6
+        public static let optionalStruct: UInt8 = 7
+        public static let nullableOptionalStruct: UInt8 = 8
+        public static let nullableList: UInt8 = 9
+        public static let optionalList: UInt8 = 10
+        public static let nullableOptionalList: UInt8 = 11
+    }
+    public enum NestedStructTag {
+        public static let a: UInt8 = 0
+        public static let b: UInt8 = 1
+        public static let c: UInt8 = 2
+        public static let d: UInt8 = 3
+    }
+    public enum NestedStructListTag {
+        public static let a: UInt8 = 0
+        public static let b: UInt8 = 1
+        public static let c: UInt8 = 2
+        public static let d: UInt8 = 3
+        public static let e: UInt8 = 4
+        public static let f: UInt8 = 5
+        public static let g: UInt8 = 6
+    }
+    public enum DoubleNestedStructListTag {
+        public static let a: UInt8 = 0
+    }
+    public enum TestListStructOctetTag {
+        public static let member1: UInt8 = 0
+        public static let member2: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -22,6 +22,10 @@ extension Clusters.UserLabel {
             MatterField("value", tag: 1, .string),
         ])
     }
+    public enum LabelStructTag {
+        public static let label: UInt8 = 0
+        public static let value: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -63,6 +63,10 @@ extension Clusters.ValveConfigurationAndControl {
         public static let shortCircuit = Self(rawValue: 0x10)
         public static let currentExceeded = Self(rawValue: 0x20)
     }
+    public enum OpenTag {
+        public static let openDuration: UInt8 = 0
+        public static let targetLevel: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -61,6 +61,17 @@ extension Clusters.WaterHeaterManagement {
             MatterField("targetReheat", tag: 5, .uint64, optional: true),
         ])
     }
+    public enum BoostTag {
+        public static let boostInfo: UInt8 = 0
+    }
+    public enum WaterHeaterBoostInfoStructTag {
+        public static let duration: UInt8 = 0
+        public static let oneShot: UInt8 = 1
+        public static let emergencyBoost: UInt8 = 2
+        public static let temporarySetpoint: UInt8 = 3
+        public static let targetPercentage: UInt8 = 4
+        public static let targetReheat: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

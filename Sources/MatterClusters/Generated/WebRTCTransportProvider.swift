@@ -29,6 +29,49 @@ extension Clusters.WebRTCTransportProvider {
         public init(rawValue: UInt32) { self.rawValue = rawValue }
         public static let metadata = Self(rawValue: 0x1)
     }
+    public enum SolicitOfferTag {
+        public static let streamUsage: UInt8 = 0
+        public static let originatingEndpointID: UInt8 = 1
+        public static let videoStreamID: UInt8 = 2
+        public static let audioStreamID: UInt8 = 3
+        public static let iceServers: UInt8 = 4
+        public static let iceTransportPolicy: UInt8 = 5
+        public static let metadataEnabled: UInt8 = 6
+    }
+    public enum ProvideOfferTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let sdp: UInt8 = 1
+        public static let streamUsage: UInt8 = 2
+        public static let originatingEndpointID: UInt8 = 3
+        public static let videoStreamID: UInt8 = 4
+        public static let audioStreamID: UInt8 = 5
+        public static let iceServers: UInt8 = 6
+        public static let iceTransportPolicy: UInt8 = 7
+        public static let metadataEnabled: UInt8 = 8
+    }
+    public enum ProvideAnswerTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let sdp: UInt8 = 1
+    }
+    public enum ProvideICECandidatesTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let iceCandidates: UInt8 = 1
+    }
+    public enum EndSessionTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let reason: UInt8 = 1
+    }
+    public enum SolicitOfferResponseTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let deferredOffer: UInt8 = 1
+        public static let videoStreamID: UInt8 = 2
+        public static let audioStreamID: UInt8 = 3
+    }
+    public enum ProvideOfferResponseTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let videoStreamID: UInt8 = 1
+        public static let audioStreamID: UInt8 = 2
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -21,6 +21,24 @@ extension Clusters.WebRTCTransportRequestor {
         public static let iceCandidates: CommandID = 0x02
         public static let end: CommandID = 0x03
     }
+    public enum OfferTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let sdp: UInt8 = 1
+        public static let iceServers: UInt8 = 2
+        public static let iceTransportPolicy: UInt8 = 3
+    }
+    public enum AnswerTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let sdp: UInt8 = 1
+    }
+    public enum ICECandidatesTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let iceCandidates: UInt8 = 1
+    }
+    public enum EndTag {
+        public static let webRTCSessionID: UInt8 = 0
+        public static let reason: UInt8 = 1
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

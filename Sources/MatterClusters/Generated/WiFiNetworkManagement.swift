@@ -20,6 +20,9 @@ extension Clusters.WiFiNetworkManagement {
         public static let networkPassphraseRequest: CommandID = 0x00
         public static let networkPassphraseResponse: CommandID = 0x01
     }
+    public enum NetworkPassphraseResponseTag {
+        public static let passphrase: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -139,6 +139,18 @@ extension Clusters.WindowCovering {
         public static let manualOperation = Self(rawValue: 0x400)
         public static let protection = Self(rawValue: 0x800)
     }
+    public enum GoToLiftValueTag {
+        public static let liftValue: UInt8 = 0
+    }
+    public enum GoToLiftPercentageTag {
+        public static let liftPercent100thsValue: UInt8 = 0
+    }
+    public enum GoToTiltValueTag {
+        public static let tiltValue: UInt8 = 0
+    }
+    public enum GoToTiltPercentageTag {
+        public static let tiltPercent100thsValue: UInt8 = 0
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

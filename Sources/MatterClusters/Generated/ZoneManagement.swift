@@ -102,6 +102,49 @@ extension Clusters.ZoneManagement {
             MatterField("sensitivity", tag: 5, .uint64, optional: true),
         ])
     }
+    public enum CreateTwoDCartesianZoneTag {
+        public static let zone: UInt8 = 0
+    }
+    public enum UpdateTwoDCartesianZoneTag {
+        public static let zoneID: UInt8 = 0
+        public static let zone: UInt8 = 1
+    }
+    public enum RemoveZoneTag {
+        public static let zoneID: UInt8 = 0
+    }
+    public enum CreateOrUpdateTriggerTag {
+        public static let trigger: UInt8 = 0
+    }
+    public enum RemoveTriggerTag {
+        public static let zoneID: UInt8 = 0
+    }
+    public enum CreateTwoDCartesianZoneResponseTag {
+        public static let zoneID: UInt8 = 0
+    }
+    public enum TwoDCartesianVertexStructTag {
+        public static let x: UInt8 = 0
+        public static let y: UInt8 = 1
+    }
+    public enum TwoDCartesianZoneStructTag {
+        public static let name: UInt8 = 0
+        public static let use: UInt8 = 1
+        public static let vertices: UInt8 = 2
+        public static let color: UInt8 = 3
+    }
+    public enum ZoneInformationStructTag {
+        public static let zoneID: UInt8 = 0
+        public static let zoneType: UInt8 = 1
+        public static let zoneSource: UInt8 = 2
+        public static let twoDCartesianZone: UInt8 = 3
+    }
+    public enum ZoneTriggerControlStructTag {
+        public static let zoneID: UInt8 = 0
+        public static let initialDuration: UInt8 = 1
+        public static let augmentationDuration: UInt8 = 2
+        public static let maxDuration: UInt8 = 3
+        public static let blindDuration: UInt8 = 4
+        public static let sensitivity: UInt8 = 5
+    }
 
     /// Everything the model knows about the cluster, for lookups by ID or name.
     public static let definition = ClusterDefinition(

@@ -10,11 +10,7 @@ extension Clusters.AccessControl {
 
     /// AccessControlTargetStruct: each field null means "any".
     public struct Target: TLVCodable {
-        public enum Tag {
-            public static let cluster: UInt8 = 0
-            public static let endpoint: UInt8 = 1
-            public static let deviceType: UInt8 = 2
-        }
+        public typealias Tag = Clusters.AccessControl.AccessControlTargetStructTag
         public var cluster: ClusterID?
         public var endpoint: EndpointID?
         public var deviceType: UInt32?
@@ -44,13 +40,7 @@ extension Clusters.AccessControl {
 
     /// AccessControlEntryStruct (fabric-scoped; FabricIndex tag 0xFE is set by the server).
     public struct Entry: TLVCodable {
-        public enum Tag {
-            public static let privilege: UInt8 = 1
-            public static let authMode: UInt8 = 2
-            public static let subjects: UInt8 = 3
-            public static let targets: UInt8 = 4
-            public static let fabricIndex: UInt8 = 0xFE
-        }
+        public typealias Tag = Clusters.AccessControl.AccessControlEntryStructTag
         public var privilege: Privilege
         public var authMode: AuthMode
         /// Node IDs or CASE Authenticated Tags; nil (null) means any subject.

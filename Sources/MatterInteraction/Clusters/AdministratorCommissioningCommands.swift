@@ -5,13 +5,7 @@ extension Clusters.AdministratorCommissioning {
     /// OpenCommissioningWindow (0x00): the enhanced window with a PAKE verifier. Timed invoke.
     public struct OpenCommissioningWindow: CommandRequest {
         public typealias Response = StatusOnlyResponse
-        public enum Tag {
-            public static let commissioningTimeout: UInt8 = 0
-            public static let pakePasscodeVerifier: UInt8 = 1
-            public static let discriminator: UInt8 = 2
-            public static let iterations: UInt8 = 3
-            public static let salt: UInt8 = 4
-        }
+        public typealias Tag = Clusters.AdministratorCommissioning.OpenCommissioningWindowTag
         public static var cluster: ClusterID { Clusters.AdministratorCommissioning.id }
         public static var command: CommandID { Command.openCommissioningWindow }
         public static var requiresTimedInvoke: Bool { true }
@@ -51,7 +45,7 @@ extension Clusters.AdministratorCommissioning {
     /// OpenBasicCommissioningWindow (0x01). Timed invoke.
     public struct OpenBasicCommissioningWindow: CommandRequest {
         public typealias Response = StatusOnlyResponse
-        public enum Tag { public static let commissioningTimeout: UInt8 = 0 }
+        public typealias Tag = Clusters.AdministratorCommissioning.OpenBasicCommissioningWindowTag
         public static var cluster: ClusterID { Clusters.AdministratorCommissioning.id }
         public static var command: CommandID { Command.openBasicCommissioningWindow }
         public static var requiresTimedInvoke: Bool { true }

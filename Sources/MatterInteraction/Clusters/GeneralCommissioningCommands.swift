@@ -33,11 +33,9 @@ extension Clusters.GeneralCommissioning {
         }
     }
 
-    /// The tags of `ErrorCodeResponse`.
-    public enum ErrorCodeResponseTag {
-        public static let errorCode: UInt8 = 0
-        public static let debugText: UInt8 = 1
-    }
+    /// The tags of `ErrorCodeResponse` (ArmFailSafeResponse's, which SetRegulatoryConfigResponse
+    /// and CommissioningCompleteResponse share).
+    public typealias ErrorCodeResponseTag = ArmFailSafeResponseTag
 
     /// Names the command of an `ErrorCodeResponse`.
     public protocol ResponseMarker: Sendable, Hashable {
@@ -63,10 +61,7 @@ extension Clusters.GeneralCommissioning {
     /// ArmFailSafe (0x00): arm (or with 0 seconds, disarm) the fail-safe timer.
     public struct ArmFailSafe: CommandRequest {
         public typealias Response = ArmFailSafeResponse
-        public enum Tag {
-            public static let expiryLengthSeconds: UInt8 = 0
-            public static let breadcrumb: UInt8 = 1
-        }
+        public typealias Tag = Clusters.GeneralCommissioning.ArmFailSafeTag
         public static var cluster: ClusterID { Clusters.GeneralCommissioning.id }
         public static var command: CommandID { Command.armFailSafe }
         public var expiryLengthSeconds: UInt16
@@ -92,11 +87,7 @@ extension Clusters.GeneralCommissioning {
     /// SetRegulatoryConfig (0x02).
     public struct SetRegulatoryConfig: CommandRequest {
         public typealias Response = SetRegulatoryConfigResponse
-        public enum Tag {
-            public static let newRegulatoryConfig: UInt8 = 0
-            public static let countryCode: UInt8 = 1
-            public static let breadcrumb: UInt8 = 2
-        }
+        public typealias Tag = Clusters.GeneralCommissioning.SetRegulatoryConfigTag
         public static var cluster: ClusterID { Clusters.GeneralCommissioning.id }
         public static var command: CommandID { Command.setRegulatoryConfig }
         public var newRegulatoryConfig: RegulatoryLocationType

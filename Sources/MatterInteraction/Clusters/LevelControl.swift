@@ -26,6 +26,8 @@ extension Clusters.LevelControl {
 
     /// MoveToLevel (0x00) and MoveToLevelWithOnOff (0x04).
     public struct MoveToLevel: TLVCodable {
+        /// MoveToLevelWithOnOff has the same fields.
+        public typealias Tag = Clusters.LevelControl.MoveToLevelTag
         public var level: UInt8
         /// Tenths of a second; nil (null) uses OnOffTransitionTime.
         public var transitionTime: UInt16?
@@ -37,18 +39,20 @@ extension Clusters.LevelControl {
         }
         public init(element: TLVElement) throws(InteractionError) {
             let f = try FieldReader(element, .structure, "MoveToLevel")
-            level = try f.requiredUInt(0)
-            transitionTime = try f.nullableUInt(1)
-            options = try f.levelOptions(2, 3)
+            level = try f.requiredUInt(Tag.level)
+            transitionTime = try f.nullableUInt(Tag.transitionTime)
+            options = try f.levelOptions(Tag.optionsMask, Tag.optionsOverride)
         }
         public func element(tag: TLVTag) -> TLVElement {
-            .structure(tag, [.unsigned(.context(0), level), transitionTime.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
-                             .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
+            .structure(tag, [.unsigned(.context(Tag.level), level),
+                             transitionTime.map { .unsigned(.context(Tag.transitionTime), $0) } ?? .null(.context(Tag.transitionTime)),
+                             .unsigned(.context(Tag.optionsMask), options.mask), .unsigned(.context(Tag.optionsOverride), options.override)])
         }
     }
 
     /// Move (0x01) and MoveWithOnOff (0x05): towards MaxLevel or MinLevel at a rate.
     public struct Move: TLVCodable {
+        public typealias Tag = Clusters.LevelControl.MoveTag
         /// The raw MoveModeEnum (0 up, 1 down); other values are refused by the device.
         public var moveMode: UInt8
         /// Units per second; nil (null) uses DefaultMoveRate or the fastest rate.
@@ -61,18 +65,19 @@ extension Clusters.LevelControl {
         }
         public init(element: TLVElement) throws(InteractionError) {
             let f = try FieldReader(element, .structure, "Move")
-            moveMode = try f.requiredUInt(0)
-            rate = try f.nullableUInt(1)
-            options = try f.levelOptions(2, 3)
+            moveMode = try f.requiredUInt(Tag.moveMode)
+            rate = try f.nullableUInt(Tag.rate)
+            options = try f.levelOptions(Tag.optionsMask, Tag.optionsOverride)
         }
         public func element(tag: TLVTag) -> TLVElement {
-            .structure(tag, [.unsigned(.context(0), moveMode), rate.map { .unsigned(.context(1), $0) } ?? .null(.context(1)),
-                             .unsigned(.context(2), options.mask), .unsigned(.context(3), options.override)])
+            .structure(tag, [.unsigned(.context(Tag.moveMode), moveMode), rate.map { .unsigned(.context(Tag.rate), $0) } ?? .null(.context(Tag.rate)),
+                             .unsigned(.context(Tag.optionsMask), options.mask), .unsigned(.context(Tag.optionsOverride), options.override)])
         }
     }
 
     /// Step (0x02) and StepWithOnOff (0x06): up or down by a step size.
     public struct Step: TLVCodable {
+        public typealias Tag = Clusters.LevelControl.StepTag
         /// The raw StepModeEnum (0 up, 1 down).
         public var stepMode: UInt8
         public var stepSize: UInt8
@@ -86,27 +91,28 @@ extension Clusters.LevelControl {
         }
         public init(element: TLVElement) throws(InteractionError) {
             let f = try FieldReader(element, .structure, "Step")
-            stepMode = try f.requiredUInt(0)
-            stepSize = try f.requiredUInt(1)
-            transitionTime = try f.nullableUInt(2)
-            options = try f.levelOptions(3, 4)
+            stepMode = try f.requiredUInt(Tag.stepMode)
+            stepSize = try f.requiredUInt(Tag.stepSize)
+            transitionTime = try f.nullableUInt(Tag.transitionTime)
+            options = try f.levelOptions(Tag.optionsMask, Tag.optionsOverride)
         }
         public func element(tag: TLVTag) -> TLVElement {
-            .structure(tag, [.unsigned(.context(0), stepMode), .unsigned(.context(1), stepSize),
-                             transitionTime.map { .unsigned(.context(2), $0) } ?? .null(.context(2)),
-                             .unsigned(.context(3), options.mask), .unsigned(.context(4), options.override)])
+            .structure(tag, [.unsigned(.context(Tag.stepMode), stepMode), .unsigned(.context(Tag.stepSize), stepSize),
+                             transitionTime.map { .unsigned(.context(Tag.transitionTime), $0) } ?? .null(.context(Tag.transitionTime)),
+                             .unsigned(.context(Tag.optionsMask), options.mask), .unsigned(.context(Tag.optionsOverride), options.override)])
         }
     }
 
     /// Stop (0x03) and StopWithOnOff (0x07).
     public struct Stop: TLVCodable {
+        public typealias Tag = Clusters.LevelControl.StopTag
         public var options: OptionsOverride
         public init(options: OptionsOverride = .init()) { self.options = options }
         public init(element: TLVElement) throws(InteractionError) {
-            options = try FieldReader(element, .structure, "Stop").levelOptions(0, 1)
+            options = try FieldReader(element, .structure, "Stop").levelOptions(Tag.optionsMask, Tag.optionsOverride)
         }
         public func element(tag: TLVTag) -> TLVElement {
-            .structure(tag, [.unsigned(.context(0), options.mask), .unsigned(.context(1), options.override)])
+            .structure(tag, [.unsigned(.context(Tag.optionsMask), options.mask), .unsigned(.context(Tag.optionsOverride), options.override)])
         }
     }
 }

@@ -9,10 +9,7 @@ extension Clusters.NetworkCommissioning {
     /// ScanNetworks (0x00): a directed scan for one SSID (Wi-Fi), or all networks in range.
     public struct ScanNetworks: CommandRequest {
         public typealias Response = ScanNetworksResponse
-        public enum Tag {
-            public static let ssid: UInt8 = 0
-            public static let breadcrumb: UInt8 = 1
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.ScanNetworksTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.scanNetworks }
         /// The SSID of a directed Wi-Fi scan; nil scans for every network (always nil for Thread).
@@ -40,12 +37,7 @@ extension Clusters.NetworkCommissioning {
 
     /// ScanNetworksResponse (0x01).
     public struct ScanNetworksResponse: CommandFields {
-        public enum Tag {
-            public static let networkingStatus: UInt8 = 0
-            public static let debugText: UInt8 = 1
-            public static let wifiScanResults: UInt8 = 2
-            public static let threadScanResults: UInt8 = 3
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.ScanNetworksResponseTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.scanNetworksResponse }
         public var networkingStatus: Status
@@ -65,7 +57,7 @@ extension Clusters.NetworkCommissioning {
             let f = try FieldReader(element, .structure, "ScanNetworksResponse")
             networkingStatus = Status(rawValue: try f.requiredUInt(Tag.networkingStatus))
             debugText = try f.string(Tag.debugText)
-            wifiScanResults = try f.array(Tag.wifiScanResults) { e throws(InteractionError) in try WiFiScanResult(element: e) }
+            wifiScanResults = try f.array(Tag.wiFiScanResults) { e throws(InteractionError) in try WiFiScanResult(element: e) }
             threadScanResults = try f.array(Tag.threadScanResults) { e throws(InteractionError) in try ThreadScanResult(element: e) }
         }
 
@@ -73,7 +65,7 @@ extension Clusters.NetworkCommissioning {
             var w = FieldWriter()
             w.uint(Tag.networkingStatus, networkingStatus.rawValue)
             w.string(Tag.debugText, debugText)
-            w.array(Tag.wifiScanResults, wifiScanResults?.map { $0.element(tag: .anonymous) })
+            w.array(Tag.wiFiScanResults, wifiScanResults?.map { $0.element(tag: .anonymous) })
             w.array(Tag.threadScanResults, threadScanResults?.map { $0.element(tag: .anonymous) })
             return w.structure(tag)
         }
@@ -82,11 +74,7 @@ extension Clusters.NetworkCommissioning {
     /// AddOrUpdateWiFiNetwork (0x02). PDC fields (3-5) are not sent and are skipped on decode.
     public struct AddOrUpdateWiFiNetwork: CommandRequest {
         public typealias Response = NetworkConfigResponse
-        public enum Tag {
-            public static let ssid: UInt8 = 0
-            public static let credentials: UInt8 = 1
-            public static let breadcrumb: UInt8 = 2
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.AddOrUpdateWiFiNetworkTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.addOrUpdateWiFiNetwork }
         public var ssid: [UInt8]
@@ -120,10 +108,7 @@ extension Clusters.NetworkCommissioning {
     /// PAN ID is the NetworkID.
     public struct AddOrUpdateThreadNetwork: CommandRequest {
         public typealias Response = NetworkConfigResponse
-        public enum Tag {
-            public static let operationalDataset: UInt8 = 0
-            public static let breadcrumb: UInt8 = 1
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.AddOrUpdateThreadNetworkTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.addOrUpdateThreadNetwork }
         public var operationalDataset: [UInt8]
@@ -150,11 +135,7 @@ extension Clusters.NetworkCommissioning {
 
     /// NetworkConfigResponse (0x05): the answer to AddOrUpdate*, RemoveNetwork, ReorderNetwork.
     public struct NetworkConfigResponse: CommandFields {
-        public enum Tag {
-            public static let networkingStatus: UInt8 = 0
-            public static let debugText: UInt8 = 1
-            public static let networkIndex: UInt8 = 2
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.NetworkConfigResponseTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.networkConfigResponse }
         public var networkingStatus: Status
@@ -187,10 +168,7 @@ extension Clusters.NetworkCommissioning {
     /// ConnectNetwork (0x06): join a configured network (by SSID, or extended PAN ID for Thread).
     public struct ConnectNetwork: CommandRequest {
         public typealias Response = ConnectNetworkResponse
-        public enum Tag {
-            public static let networkID: UInt8 = 0
-            public static let breadcrumb: UInt8 = 1
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.ConnectNetworkTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.connectNetwork }
         public var networkID: [UInt8]
@@ -217,11 +195,7 @@ extension Clusters.NetworkCommissioning {
 
     /// ConnectNetworkResponse (0x07).
     public struct ConnectNetworkResponse: CommandFields {
-        public enum Tag {
-            public static let networkingStatus: UInt8 = 0
-            public static let debugText: UInt8 = 1
-            public static let errorValue: UInt8 = 2
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.ConnectNetworkResponseTag
         public static var cluster: ClusterID { Clusters.NetworkCommissioning.id }
         public static var command: CommandID { Command.connectNetworkResponse }
         public var networkingStatus: Status

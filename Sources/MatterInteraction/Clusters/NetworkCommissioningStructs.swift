@@ -6,10 +6,7 @@ import MatterTLV
 extension Clusters.NetworkCommissioning {
     /// NetworkInfoStruct: one entry of the Networks attribute.
     public struct NetworkInfo: TLVCodable {
-        public enum Tag {
-            public static let networkID: UInt8 = 0
-            public static let connected: UInt8 = 1
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.NetworkInfoStructTag
         /// The SSID (Wi-Fi), extended PAN ID (Thread) or interface name (Ethernet).
         public var networkID: [UInt8]
         public var connected: Bool
@@ -32,14 +29,7 @@ extension Clusters.NetworkCommissioning {
 
     /// WiFiInterfaceScanResultStruct: one access point a scan saw.
     public struct WiFiScanResult: TLVCodable {
-        public enum Tag {
-            public static let security: UInt8 = 0
-            public static let ssid: UInt8 = 1
-            public static let bssid: UInt8 = 2
-            public static let channel: UInt8 = 3
-            public static let wifiBand: UInt8 = 4
-            public static let rssi: UInt8 = 5
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.WiFiInterfaceScanResultStructTag
         /// WiFiSecurityBitmap: 0x01 unencrypted, 0x02 WEP, 0x04 WPA, 0x08 WPA2, 0x10 WPA3, 0x20 PDC.
         public var security: UInt8?
         public var ssid: [UInt8]?
@@ -66,7 +56,7 @@ extension Clusters.NetworkCommissioning {
             ssid = try f.bytes(Tag.ssid)
             bssid = try f.bytes(Tag.bssid)
             channel = try f.uint(Tag.channel)
-            wifiBand = try f.uint(Tag.wifiBand)
+            wifiBand = try f.uint(Tag.wiFiBand)
             rssi = try f.int(Tag.rssi)
         }
 
@@ -76,7 +66,7 @@ extension Clusters.NetworkCommissioning {
             w.bytes(Tag.ssid, ssid)
             w.bytes(Tag.bssid, bssid)
             w.uint(Tag.channel, channel)
-            w.uint(Tag.wifiBand, wifiBand)
+            w.uint(Tag.wiFiBand, wifiBand)
             w.int(Tag.rssi, rssi)
             return w.structure(tag)
         }
@@ -84,16 +74,7 @@ extension Clusters.NetworkCommissioning {
 
     /// ThreadInterfaceScanResultStruct: one Thread network a scan heard.
     public struct ThreadScanResult: TLVCodable {
-        public enum Tag {
-            public static let panID: UInt8 = 0
-            public static let extendedPANID: UInt8 = 1
-            public static let networkName: UInt8 = 2
-            public static let channel: UInt8 = 3
-            public static let version: UInt8 = 4
-            public static let extendedAddress: UInt8 = 5
-            public static let rssi: UInt8 = 6
-            public static let lqi: UInt8 = 7
-        }
+        public typealias Tag = Clusters.NetworkCommissioning.ThreadInterfaceScanResultStructTag
         public var panID: UInt16?
         /// The extended PAN ID as a big-endian 64-bit number.
         public var extendedPANID: UInt64?
@@ -118,8 +99,8 @@ extension Clusters.NetworkCommissioning {
 
         public init(element: TLVElement) throws(InteractionError) {
             let f = try FieldReader(element, .structure, "ThreadInterfaceScanResultStruct")
-            panID = try f.uint(Tag.panID)
-            extendedPANID = try f.uint(Tag.extendedPANID)
+            panID = try f.uint(Tag.panId)
+            extendedPANID = try f.uint(Tag.extendedPanId)
             networkName = try f.string(Tag.networkName)
             channel = try f.uint(Tag.channel)
             version = try f.uint(Tag.version)
@@ -130,8 +111,8 @@ extension Clusters.NetworkCommissioning {
 
         public func element(tag: TLVTag) -> TLVElement {
             var w = FieldWriter()
-            w.uint(Tag.panID, panID)
-            w.uint(Tag.extendedPANID, extendedPANID)
+            w.uint(Tag.panId, panID)
+            w.uint(Tag.extendedPanId, extendedPANID)
             w.string(Tag.networkName, networkName)
             w.uint(Tag.channel, channel)
             w.uint(Tag.version, version)

@@ -14,7 +14,7 @@ extension Clusters.OperationalCredentials {
     /// AttestationRequest (0x00).
     public struct AttestationRequest: CommandRequest {
         public typealias Response = AttestationResponse
-        public enum Tag { public static let attestationNonce: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.AttestationRequestTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.attestationRequest }
         /// 32 random bytes.
@@ -31,10 +31,7 @@ extension Clusters.OperationalCredentials {
 
     /// AttestationResponse (0x01).
     public struct AttestationResponse: CommandFields {
-        public enum Tag {
-            public static let attestationElements: UInt8 = 0
-            public static let attestationSignature: UInt8 = 1
-        }
+        public typealias Tag = Clusters.OperationalCredentials.AttestationResponseTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.attestationResponse }
         public var attestationElements: [UInt8]
@@ -57,7 +54,7 @@ extension Clusters.OperationalCredentials {
     /// CertificateChainRequest (0x02).
     public struct CertificateChainRequest: CommandRequest {
         public typealias Response = CertificateChainResponse
-        public enum Tag { public static let certificateType: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.CertificateChainRequestTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.certificateChainRequest }
         public var certificateType: CertificateChainType
@@ -77,7 +74,7 @@ extension Clusters.OperationalCredentials {
 
     /// CertificateChainResponse (0x03): one DER certificate.
     public struct CertificateChainResponse: CommandFields {
-        public enum Tag { public static let certificate: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.CertificateChainResponseTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.certificateChainResponse }
         public var certificate: [UInt8]
@@ -94,10 +91,7 @@ extension Clusters.OperationalCredentials {
     /// CSRRequest (0x04).
     public struct CSRRequest: CommandRequest {
         public typealias Response = CSRResponse
-        public enum Tag {
-            public static let csrNonce: UInt8 = 0
-            public static let isForUpdateNOC: UInt8 = 1
-        }
+        public typealias Tag = Clusters.OperationalCredentials.CSRRequestTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.csrRequest }
         public var csrNonce: [UInt8]
@@ -121,10 +115,7 @@ extension Clusters.OperationalCredentials {
 
     /// CSRResponse (0x05).
     public struct CSRResponse: CommandFields {
-        public enum Tag {
-            public static let nocsrElements: UInt8 = 0
-            public static let attestationSignature: UInt8 = 1
-        }
+        public typealias Tag = Clusters.OperationalCredentials.CSRResponseTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.csrResponse }
         public var nocsrElements: [UInt8]
@@ -147,7 +138,7 @@ extension Clusters.OperationalCredentials {
     /// AddTrustedRootCertificate (0x0B): answered by a status only.
     public struct AddTrustedRootCertificate: CommandRequest {
         public typealias Response = StatusOnlyResponse
-        public enum Tag { public static let rootCACertificate: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.AddTrustedRootCertificateTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.addTrustedRootCertificate }
         /// The root certificate in Matter TLV form.
@@ -165,13 +156,7 @@ extension Clusters.OperationalCredentials {
     /// AddNOC (0x06).
     public struct AddNOC: CommandRequest {
         public typealias Response = NOCResponse
-        public enum Tag {
-            public static let nocValue: UInt8 = 0
-            public static let icacValue: UInt8 = 1
-            public static let ipkValue: UInt8 = 2
-            public static let caseAdminSubject: UInt8 = 3
-            public static let adminVendorID: UInt8 = 4
-        }
+        public typealias Tag = Clusters.OperationalCredentials.AddNOCTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.addNOC }
         public var nocValue: [UInt8]
@@ -195,7 +180,7 @@ extension Clusters.OperationalCredentials {
             icacValue = try f.bytes(Tag.icacValue)
             ipkValue = try f.requiredBytes(Tag.ipkValue)
             caseAdminSubject = try f.requiredUInt(Tag.caseAdminSubject)
-            adminVendorID = try f.requiredUInt(Tag.adminVendorID)
+            adminVendorID = try f.requiredUInt(Tag.adminVendorId)
         }
         public func element(tag: TLVTag) -> TLVElement {
             var w = FieldWriter()
@@ -203,7 +188,7 @@ extension Clusters.OperationalCredentials {
             w.bytes(Tag.icacValue, icacValue)
             w.bytes(Tag.ipkValue, ipkValue)
             w.uint(Tag.caseAdminSubject, caseAdminSubject)
-            w.uint(Tag.adminVendorID, adminVendorID)
+            w.uint(Tag.adminVendorId, adminVendorID)
             return w.structure(tag)
         }
     }
@@ -211,10 +196,7 @@ extension Clusters.OperationalCredentials {
     /// UpdateNOC (0x07).
     public struct UpdateNOC: CommandRequest {
         public typealias Response = NOCResponse
-        public enum Tag {
-            public static let nocValue: UInt8 = 0
-            public static let icacValue: UInt8 = 1
-        }
+        public typealias Tag = Clusters.OperationalCredentials.UpdateNOCTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.updateNOC }
         public var nocValue: [UInt8]
@@ -238,11 +220,7 @@ extension Clusters.OperationalCredentials {
 
     /// NOCResponse (0x08): the answer to AddNOC, UpdateNOC, UpdateFabricLabel and RemoveFabric.
     public struct NOCResponse: CommandFields {
-        public enum Tag {
-            public static let statusCode: UInt8 = 0
-            public static let fabricIndex: UInt8 = 1
-            public static let debugText: UInt8 = 2
-        }
+        public typealias Tag = Clusters.OperationalCredentials.NOCResponseTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.nocResponse }
         public var statusCode: NodeOperationalCertStatus
@@ -271,7 +249,7 @@ extension Clusters.OperationalCredentials {
     /// UpdateFabricLabel (0x09).
     public struct UpdateFabricLabel: CommandRequest {
         public typealias Response = NOCResponse
-        public enum Tag { public static let label: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.UpdateFabricLabelTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.updateFabricLabel }
         public var label: String
@@ -289,7 +267,7 @@ extension Clusters.OperationalCredentials {
     /// RemoveFabric (0x0A).
     public struct RemoveFabric: CommandRequest {
         public typealias Response = NOCResponse
-        public enum Tag { public static let fabricIndex: UInt8 = 0 }
+        public typealias Tag = Clusters.OperationalCredentials.RemoveFabricTag
         public static var cluster: ClusterID { Clusters.OperationalCredentials.id }
         public static var command: CommandID { Command.removeFabric }
         public var fabricIndex: UInt8
