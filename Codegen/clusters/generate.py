@@ -281,10 +281,21 @@ class Generator:
                "public enum Clusters {",
                "    public enum Globals {}"]
         out += [f"    public enum {n} {{}}" for n in names]
-        out += ["", "    /// Every cluster of the model, by ascending ID.",
-                "    public static let all: [ClusterDefinition] = ["]
-        out += [f"        {n}.definition," for n in names]
-        out += ["    ]", "}"]
+        out += ["", "    /// Every cluster of the model, by ascending ID (builds every definition: for listings).",
+                "    public static var all: [ClusterDefinition] {", "        ["]
+        out += [f"            {n}.definition," for n in names]
+        out += ["        ]", "    }", "",
+                "    /// The definition of cluster `id`; only the clusters looked up are ever built (each",
+                "    /// `definition` is a lazy static), so a hub pays only for the clusters its devices use.",
+                "    static func generatedDefinition(id: UInt32) -> ClusterDefinition? {",
+                "        switch id {"]
+        out += [f"        case {hex_id(c['id'], 4)}: {upper_camel(c['name'])}.definition" for c in self.model["clusters"]]
+        out += ["        default: nil", "        }", "    }", "",
+                "    /// The ID of the cluster named `name` (lower-cased).",
+                "    static func generatedID(lowercasedName name: String) -> UInt32? {",
+                "        switch name {"]
+        out += [f"        case {swift_string(c['name'].lower())}: {hex_id(c['id'], 4)}" for c in self.model["clusters"]]
+        out += ["        default: nil", "        }", "    }", "}"]
         return "\n".join(out) + "\n"
 
     def files(self):

@@ -3,16 +3,14 @@ import MatterTLV
 /// Lookups in the generated model by ID or name (cluster names ignore case; command names are
 /// the SDK's exact spelling, as `device_command` takes them).
 extension Clusters {
-    private static let byID: [UInt32: ClusterDefinition] = Dictionary(uniqueKeysWithValues: all.map { ($0.id.rawValue, $0) })
-    private static let byName: [String: ClusterDefinition] =
-        Dictionary(uniqueKeysWithValues: all.map { ($0.name.lowercased(), $0) })
+    public static func cluster(id: UInt32) -> ClusterDefinition? { generatedDefinition(id: id) }
+    public static func cluster(named name: String) -> ClusterDefinition? {
+        generatedID(lowercasedName: name.lowercased()).flatMap(generatedDefinition(id:))
+    }
 
-    public static func cluster(id: UInt32) -> ClusterDefinition? { byID[id] }
-    public static func cluster(named name: String) -> ClusterDefinition? { byName[name.lowercased()] }
-
-    public static func attribute(cluster: UInt32, id: UInt32) -> AttributeDefinition? { byID[cluster]?.attribute(id: id) }
-    public static func command(cluster: UInt32, name: String) -> ClusterCommand? { byID[cluster]?.command(named: name) }
-    public static func event(cluster: UInt32, id: UInt32) -> ClusterEvent? { byID[cluster]?.event(id: id) }
+    public static func attribute(cluster: UInt32, id: UInt32) -> AttributeDefinition? { self.cluster(id: cluster)?.attribute(id: id) }
+    public static func command(cluster: UInt32, name: String) -> ClusterCommand? { self.cluster(id: cluster)?.command(named: name) }
+    public static func event(cluster: UInt32, id: UInt32) -> ClusterEvent? { self.cluster(id: cluster)?.event(id: id) }
 }
 
 /// Global attributes every cluster has (Matter Core 7.13).

@@ -146,147 +146,444 @@ public enum Clusters {
     public enum FaultInjection {}
     public enum SampleMei {}
 
-    /// Every cluster of the model, by ascending ID.
-    public static let all: [ClusterDefinition] = [
-        Identify.definition,
-        Groups.definition,
-        OnOff.definition,
-        LevelControl.definition,
-        PulseWidthModulation.definition,
-        Descriptor.definition,
-        Binding.definition,
-        AccessControl.definition,
-        Actions.definition,
-        BasicInformation.definition,
-        OtaSoftwareUpdateProvider.definition,
-        OtaSoftwareUpdateRequestor.definition,
-        LocalizationConfiguration.definition,
-        TimeFormatLocalization.definition,
-        UnitLocalization.definition,
-        PowerSourceConfiguration.definition,
-        PowerSource.definition,
-        GeneralCommissioning.definition,
-        NetworkCommissioning.definition,
-        DiagnosticLogs.definition,
-        GeneralDiagnostics.definition,
-        SoftwareDiagnostics.definition,
-        ThreadNetworkDiagnostics.definition,
-        WiFiNetworkDiagnostics.definition,
-        EthernetNetworkDiagnostics.definition,
-        TimeSynchronization.definition,
-        BridgedDeviceBasicInformation.definition,
-        Switch.definition,
-        AdministratorCommissioning.definition,
-        OperationalCredentials.definition,
-        GroupKeyManagement.definition,
-        FixedLabel.definition,
-        UserLabel.definition,
-        ProxyConfiguration.definition,
-        ProxyDiscovery.definition,
-        ProxyValid.definition,
-        BooleanState.definition,
-        IcdManagement.definition,
-        Timer.definition,
-        OvenCavityOperationalState.definition,
-        OvenMode.definition,
-        LaundryDryerControls.definition,
-        ModeSelect.definition,
-        LaundryWasherMode.definition,
-        RefrigeratorAndTemperatureControlledCabinetMode.definition,
-        LaundryWasherControls.definition,
-        RvcRunMode.definition,
-        RvcCleanMode.definition,
-        TemperatureControl.definition,
-        RefrigeratorAlarm.definition,
-        DishwasherMode.definition,
-        AirQuality.definition,
-        SmokeCoAlarm.definition,
-        DishwasherAlarm.definition,
-        MicrowaveOvenMode.definition,
-        MicrowaveOvenControl.definition,
-        OperationalState.definition,
-        RvcOperationalState.definition,
-        ScenesManagement.definition,
-        HepaFilterMonitoring.definition,
-        ActivatedCarbonFilterMonitoring.definition,
-        BooleanStateConfiguration.definition,
-        ValveConfigurationAndControl.definition,
-        ElectricalPowerMeasurement.definition,
-        ElectricalEnergyMeasurement.definition,
-        WaterHeaterManagement.definition,
-        CommodityPrice.definition,
-        Messages.definition,
-        DeviceEnergyManagement.definition,
-        EnergyEvse.definition,
-        EnergyPreference.definition,
-        PowerTopology.definition,
-        EnergyEvseMode.definition,
-        WaterHeaterMode.definition,
-        DeviceEnergyManagementMode.definition,
-        ElectricalGridConditions.definition,
-        DoorLock.definition,
-        WindowCovering.definition,
-        ClosureControl.definition,
-        ClosureDimension.definition,
-        ServiceArea.definition,
-        PumpConfigurationAndControl.definition,
-        Thermostat.definition,
-        FanControl.definition,
-        ThermostatUserInterfaceConfiguration.definition,
-        ColorControl.definition,
-        BallastConfiguration.definition,
-        IlluminanceMeasurement.definition,
-        TemperatureMeasurement.definition,
-        PressureMeasurement.definition,
-        FlowMeasurement.definition,
-        RelativeHumidityMeasurement.definition,
-        OccupancySensing.definition,
-        CarbonMonoxideConcentrationMeasurement.definition,
-        CarbonDioxideConcentrationMeasurement.definition,
-        NitrogenDioxideConcentrationMeasurement.definition,
-        OzoneConcentrationMeasurement.definition,
-        Pm25ConcentrationMeasurement.definition,
-        FormaldehydeConcentrationMeasurement.definition,
-        Pm1ConcentrationMeasurement.definition,
-        Pm10ConcentrationMeasurement.definition,
-        TotalVolatileOrganicCompoundsConcentrationMeasurement.definition,
-        RadonConcentrationMeasurement.definition,
-        SoilMeasurement.definition,
-        WiFiNetworkManagement.definition,
-        ThreadBorderRouterManagement.definition,
-        ThreadNetworkDirectory.definition,
-        WakeOnLan.definition,
-        Channel.definition,
-        TargetNavigator.definition,
-        MediaPlayback.definition,
-        MediaInput.definition,
-        LowPower.definition,
-        KeypadInput.definition,
-        ContentLauncher.definition,
-        AudioOutput.definition,
-        ApplicationLauncher.definition,
-        ApplicationBasic.definition,
-        AccountLogin.definition,
-        ContentControl.definition,
-        ContentAppObserver.definition,
-        ZoneManagement.definition,
-        CameraAvStreamManagement.definition,
-        CameraAvSettingsUserLevelManagement.definition,
-        WebRTCTransportProvider.definition,
-        WebRTCTransportRequestor.definition,
-        PushAvStreamTransport.definition,
-        Chime.definition,
-        CommodityTariff.definition,
-        EcosystemInformation.definition,
-        CommissionerControl.definition,
-        JointFabricDatastore.definition,
-        JointFabricAdministrator.definition,
-        TlsCertificateManagement.definition,
-        TlsClientManagement.definition,
-        MeterIdentification.definition,
-        CommodityMetering.definition,
-        UnitTesting.definition,
-        FaultInjection.definition,
-        SampleMei.definition,
-    ]
+    /// Every cluster of the model, by ascending ID (builds every definition: for listings).
+    public static var all: [ClusterDefinition] {
+        [
+            Identify.definition,
+            Groups.definition,
+            OnOff.definition,
+            LevelControl.definition,
+            PulseWidthModulation.definition,
+            Descriptor.definition,
+            Binding.definition,
+            AccessControl.definition,
+            Actions.definition,
+            BasicInformation.definition,
+            OtaSoftwareUpdateProvider.definition,
+            OtaSoftwareUpdateRequestor.definition,
+            LocalizationConfiguration.definition,
+            TimeFormatLocalization.definition,
+            UnitLocalization.definition,
+            PowerSourceConfiguration.definition,
+            PowerSource.definition,
+            GeneralCommissioning.definition,
+            NetworkCommissioning.definition,
+            DiagnosticLogs.definition,
+            GeneralDiagnostics.definition,
+            SoftwareDiagnostics.definition,
+            ThreadNetworkDiagnostics.definition,
+            WiFiNetworkDiagnostics.definition,
+            EthernetNetworkDiagnostics.definition,
+            TimeSynchronization.definition,
+            BridgedDeviceBasicInformation.definition,
+            Switch.definition,
+            AdministratorCommissioning.definition,
+            OperationalCredentials.definition,
+            GroupKeyManagement.definition,
+            FixedLabel.definition,
+            UserLabel.definition,
+            ProxyConfiguration.definition,
+            ProxyDiscovery.definition,
+            ProxyValid.definition,
+            BooleanState.definition,
+            IcdManagement.definition,
+            Timer.definition,
+            OvenCavityOperationalState.definition,
+            OvenMode.definition,
+            LaundryDryerControls.definition,
+            ModeSelect.definition,
+            LaundryWasherMode.definition,
+            RefrigeratorAndTemperatureControlledCabinetMode.definition,
+            LaundryWasherControls.definition,
+            RvcRunMode.definition,
+            RvcCleanMode.definition,
+            TemperatureControl.definition,
+            RefrigeratorAlarm.definition,
+            DishwasherMode.definition,
+            AirQuality.definition,
+            SmokeCoAlarm.definition,
+            DishwasherAlarm.definition,
+            MicrowaveOvenMode.definition,
+            MicrowaveOvenControl.definition,
+            OperationalState.definition,
+            RvcOperationalState.definition,
+            ScenesManagement.definition,
+            HepaFilterMonitoring.definition,
+            ActivatedCarbonFilterMonitoring.definition,
+            BooleanStateConfiguration.definition,
+            ValveConfigurationAndControl.definition,
+            ElectricalPowerMeasurement.definition,
+            ElectricalEnergyMeasurement.definition,
+            WaterHeaterManagement.definition,
+            CommodityPrice.definition,
+            Messages.definition,
+            DeviceEnergyManagement.definition,
+            EnergyEvse.definition,
+            EnergyPreference.definition,
+            PowerTopology.definition,
+            EnergyEvseMode.definition,
+            WaterHeaterMode.definition,
+            DeviceEnergyManagementMode.definition,
+            ElectricalGridConditions.definition,
+            DoorLock.definition,
+            WindowCovering.definition,
+            ClosureControl.definition,
+            ClosureDimension.definition,
+            ServiceArea.definition,
+            PumpConfigurationAndControl.definition,
+            Thermostat.definition,
+            FanControl.definition,
+            ThermostatUserInterfaceConfiguration.definition,
+            ColorControl.definition,
+            BallastConfiguration.definition,
+            IlluminanceMeasurement.definition,
+            TemperatureMeasurement.definition,
+            PressureMeasurement.definition,
+            FlowMeasurement.definition,
+            RelativeHumidityMeasurement.definition,
+            OccupancySensing.definition,
+            CarbonMonoxideConcentrationMeasurement.definition,
+            CarbonDioxideConcentrationMeasurement.definition,
+            NitrogenDioxideConcentrationMeasurement.definition,
+            OzoneConcentrationMeasurement.definition,
+            Pm25ConcentrationMeasurement.definition,
+            FormaldehydeConcentrationMeasurement.definition,
+            Pm1ConcentrationMeasurement.definition,
+            Pm10ConcentrationMeasurement.definition,
+            TotalVolatileOrganicCompoundsConcentrationMeasurement.definition,
+            RadonConcentrationMeasurement.definition,
+            SoilMeasurement.definition,
+            WiFiNetworkManagement.definition,
+            ThreadBorderRouterManagement.definition,
+            ThreadNetworkDirectory.definition,
+            WakeOnLan.definition,
+            Channel.definition,
+            TargetNavigator.definition,
+            MediaPlayback.definition,
+            MediaInput.definition,
+            LowPower.definition,
+            KeypadInput.definition,
+            ContentLauncher.definition,
+            AudioOutput.definition,
+            ApplicationLauncher.definition,
+            ApplicationBasic.definition,
+            AccountLogin.definition,
+            ContentControl.definition,
+            ContentAppObserver.definition,
+            ZoneManagement.definition,
+            CameraAvStreamManagement.definition,
+            CameraAvSettingsUserLevelManagement.definition,
+            WebRTCTransportProvider.definition,
+            WebRTCTransportRequestor.definition,
+            PushAvStreamTransport.definition,
+            Chime.definition,
+            CommodityTariff.definition,
+            EcosystemInformation.definition,
+            CommissionerControl.definition,
+            JointFabricDatastore.definition,
+            JointFabricAdministrator.definition,
+            TlsCertificateManagement.definition,
+            TlsClientManagement.definition,
+            MeterIdentification.definition,
+            CommodityMetering.definition,
+            UnitTesting.definition,
+            FaultInjection.definition,
+            SampleMei.definition,
+        ]
+    }
+
+    /// The definition of cluster `id`; only the clusters looked up are ever built (each
+    /// `definition` is a lazy static), so a hub pays only for the clusters its devices use.
+    static func generatedDefinition(id: UInt32) -> ClusterDefinition? {
+        switch id {
+        case 0x0003: Identify.definition
+        case 0x0004: Groups.definition
+        case 0x0006: OnOff.definition
+        case 0x0008: LevelControl.definition
+        case 0x001C: PulseWidthModulation.definition
+        case 0x001D: Descriptor.definition
+        case 0x001E: Binding.definition
+        case 0x001F: AccessControl.definition
+        case 0x0025: Actions.definition
+        case 0x0028: BasicInformation.definition
+        case 0x0029: OtaSoftwareUpdateProvider.definition
+        case 0x002A: OtaSoftwareUpdateRequestor.definition
+        case 0x002B: LocalizationConfiguration.definition
+        case 0x002C: TimeFormatLocalization.definition
+        case 0x002D: UnitLocalization.definition
+        case 0x002E: PowerSourceConfiguration.definition
+        case 0x002F: PowerSource.definition
+        case 0x0030: GeneralCommissioning.definition
+        case 0x0031: NetworkCommissioning.definition
+        case 0x0032: DiagnosticLogs.definition
+        case 0x0033: GeneralDiagnostics.definition
+        case 0x0034: SoftwareDiagnostics.definition
+        case 0x0035: ThreadNetworkDiagnostics.definition
+        case 0x0036: WiFiNetworkDiagnostics.definition
+        case 0x0037: EthernetNetworkDiagnostics.definition
+        case 0x0038: TimeSynchronization.definition
+        case 0x0039: BridgedDeviceBasicInformation.definition
+        case 0x003B: Switch.definition
+        case 0x003C: AdministratorCommissioning.definition
+        case 0x003E: OperationalCredentials.definition
+        case 0x003F: GroupKeyManagement.definition
+        case 0x0040: FixedLabel.definition
+        case 0x0041: UserLabel.definition
+        case 0x0042: ProxyConfiguration.definition
+        case 0x0043: ProxyDiscovery.definition
+        case 0x0044: ProxyValid.definition
+        case 0x0045: BooleanState.definition
+        case 0x0046: IcdManagement.definition
+        case 0x0047: Timer.definition
+        case 0x0048: OvenCavityOperationalState.definition
+        case 0x0049: OvenMode.definition
+        case 0x004A: LaundryDryerControls.definition
+        case 0x0050: ModeSelect.definition
+        case 0x0051: LaundryWasherMode.definition
+        case 0x0052: RefrigeratorAndTemperatureControlledCabinetMode.definition
+        case 0x0053: LaundryWasherControls.definition
+        case 0x0054: RvcRunMode.definition
+        case 0x0055: RvcCleanMode.definition
+        case 0x0056: TemperatureControl.definition
+        case 0x0057: RefrigeratorAlarm.definition
+        case 0x0059: DishwasherMode.definition
+        case 0x005B: AirQuality.definition
+        case 0x005C: SmokeCoAlarm.definition
+        case 0x005D: DishwasherAlarm.definition
+        case 0x005E: MicrowaveOvenMode.definition
+        case 0x005F: MicrowaveOvenControl.definition
+        case 0x0060: OperationalState.definition
+        case 0x0061: RvcOperationalState.definition
+        case 0x0062: ScenesManagement.definition
+        case 0x0071: HepaFilterMonitoring.definition
+        case 0x0072: ActivatedCarbonFilterMonitoring.definition
+        case 0x0080: BooleanStateConfiguration.definition
+        case 0x0081: ValveConfigurationAndControl.definition
+        case 0x0090: ElectricalPowerMeasurement.definition
+        case 0x0091: ElectricalEnergyMeasurement.definition
+        case 0x0094: WaterHeaterManagement.definition
+        case 0x0095: CommodityPrice.definition
+        case 0x0097: Messages.definition
+        case 0x0098: DeviceEnergyManagement.definition
+        case 0x0099: EnergyEvse.definition
+        case 0x009B: EnergyPreference.definition
+        case 0x009C: PowerTopology.definition
+        case 0x009D: EnergyEvseMode.definition
+        case 0x009E: WaterHeaterMode.definition
+        case 0x009F: DeviceEnergyManagementMode.definition
+        case 0x00A0: ElectricalGridConditions.definition
+        case 0x0101: DoorLock.definition
+        case 0x0102: WindowCovering.definition
+        case 0x0104: ClosureControl.definition
+        case 0x0105: ClosureDimension.definition
+        case 0x0150: ServiceArea.definition
+        case 0x0200: PumpConfigurationAndControl.definition
+        case 0x0201: Thermostat.definition
+        case 0x0202: FanControl.definition
+        case 0x0204: ThermostatUserInterfaceConfiguration.definition
+        case 0x0300: ColorControl.definition
+        case 0x0301: BallastConfiguration.definition
+        case 0x0400: IlluminanceMeasurement.definition
+        case 0x0402: TemperatureMeasurement.definition
+        case 0x0403: PressureMeasurement.definition
+        case 0x0404: FlowMeasurement.definition
+        case 0x0405: RelativeHumidityMeasurement.definition
+        case 0x0406: OccupancySensing.definition
+        case 0x040C: CarbonMonoxideConcentrationMeasurement.definition
+        case 0x040D: CarbonDioxideConcentrationMeasurement.definition
+        case 0x0413: NitrogenDioxideConcentrationMeasurement.definition
+        case 0x0415: OzoneConcentrationMeasurement.definition
+        case 0x042A: Pm25ConcentrationMeasurement.definition
+        case 0x042B: FormaldehydeConcentrationMeasurement.definition
+        case 0x042C: Pm1ConcentrationMeasurement.definition
+        case 0x042D: Pm10ConcentrationMeasurement.definition
+        case 0x042E: TotalVolatileOrganicCompoundsConcentrationMeasurement.definition
+        case 0x042F: RadonConcentrationMeasurement.definition
+        case 0x0430: SoilMeasurement.definition
+        case 0x0451: WiFiNetworkManagement.definition
+        case 0x0452: ThreadBorderRouterManagement.definition
+        case 0x0453: ThreadNetworkDirectory.definition
+        case 0x0503: WakeOnLan.definition
+        case 0x0504: Channel.definition
+        case 0x0505: TargetNavigator.definition
+        case 0x0506: MediaPlayback.definition
+        case 0x0507: MediaInput.definition
+        case 0x0508: LowPower.definition
+        case 0x0509: KeypadInput.definition
+        case 0x050A: ContentLauncher.definition
+        case 0x050B: AudioOutput.definition
+        case 0x050C: ApplicationLauncher.definition
+        case 0x050D: ApplicationBasic.definition
+        case 0x050E: AccountLogin.definition
+        case 0x050F: ContentControl.definition
+        case 0x0510: ContentAppObserver.definition
+        case 0x0550: ZoneManagement.definition
+        case 0x0551: CameraAvStreamManagement.definition
+        case 0x0552: CameraAvSettingsUserLevelManagement.definition
+        case 0x0553: WebRTCTransportProvider.definition
+        case 0x0554: WebRTCTransportRequestor.definition
+        case 0x0555: PushAvStreamTransport.definition
+        case 0x0556: Chime.definition
+        case 0x0700: CommodityTariff.definition
+        case 0x0750: EcosystemInformation.definition
+        case 0x0751: CommissionerControl.definition
+        case 0x0752: JointFabricDatastore.definition
+        case 0x0753: JointFabricAdministrator.definition
+        case 0x0801: TlsCertificateManagement.definition
+        case 0x0802: TlsClientManagement.definition
+        case 0x0B06: MeterIdentification.definition
+        case 0x0B07: CommodityMetering.definition
+        case 0xFFF1FC05: UnitTesting.definition
+        case 0xFFF1FC06: FaultInjection.definition
+        case 0xFFF1FC20: SampleMei.definition
+        default: nil
+        }
+    }
+
+    /// The ID of the cluster named `name` (lower-cased).
+    static func generatedID(lowercasedName name: String) -> UInt32? {
+        switch name {
+        case "identify": 0x0003
+        case "groups": 0x0004
+        case "onoff": 0x0006
+        case "levelcontrol": 0x0008
+        case "pulsewidthmodulation": 0x001C
+        case "descriptor": 0x001D
+        case "binding": 0x001E
+        case "accesscontrol": 0x001F
+        case "actions": 0x0025
+        case "basicinformation": 0x0028
+        case "otasoftwareupdateprovider": 0x0029
+        case "otasoftwareupdaterequestor": 0x002A
+        case "localizationconfiguration": 0x002B
+        case "timeformatlocalization": 0x002C
+        case "unitlocalization": 0x002D
+        case "powersourceconfiguration": 0x002E
+        case "powersource": 0x002F
+        case "generalcommissioning": 0x0030
+        case "networkcommissioning": 0x0031
+        case "diagnosticlogs": 0x0032
+        case "generaldiagnostics": 0x0033
+        case "softwarediagnostics": 0x0034
+        case "threadnetworkdiagnostics": 0x0035
+        case "wifinetworkdiagnostics": 0x0036
+        case "ethernetnetworkdiagnostics": 0x0037
+        case "timesynchronization": 0x0038
+        case "bridgeddevicebasicinformation": 0x0039
+        case "switch": 0x003B
+        case "administratorcommissioning": 0x003C
+        case "operationalcredentials": 0x003E
+        case "groupkeymanagement": 0x003F
+        case "fixedlabel": 0x0040
+        case "userlabel": 0x0041
+        case "proxyconfiguration": 0x0042
+        case "proxydiscovery": 0x0043
+        case "proxyvalid": 0x0044
+        case "booleanstate": 0x0045
+        case "icdmanagement": 0x0046
+        case "timer": 0x0047
+        case "ovencavityoperationalstate": 0x0048
+        case "ovenmode": 0x0049
+        case "laundrydryercontrols": 0x004A
+        case "modeselect": 0x0050
+        case "laundrywashermode": 0x0051
+        case "refrigeratorandtemperaturecontrolledcabinetmode": 0x0052
+        case "laundrywashercontrols": 0x0053
+        case "rvcrunmode": 0x0054
+        case "rvccleanmode": 0x0055
+        case "temperaturecontrol": 0x0056
+        case "refrigeratoralarm": 0x0057
+        case "dishwashermode": 0x0059
+        case "airquality": 0x005B
+        case "smokecoalarm": 0x005C
+        case "dishwasheralarm": 0x005D
+        case "microwaveovenmode": 0x005E
+        case "microwaveovencontrol": 0x005F
+        case "operationalstate": 0x0060
+        case "rvcoperationalstate": 0x0061
+        case "scenesmanagement": 0x0062
+        case "hepafiltermonitoring": 0x0071
+        case "activatedcarbonfiltermonitoring": 0x0072
+        case "booleanstateconfiguration": 0x0080
+        case "valveconfigurationandcontrol": 0x0081
+        case "electricalpowermeasurement": 0x0090
+        case "electricalenergymeasurement": 0x0091
+        case "waterheatermanagement": 0x0094
+        case "commodityprice": 0x0095
+        case "messages": 0x0097
+        case "deviceenergymanagement": 0x0098
+        case "energyevse": 0x0099
+        case "energypreference": 0x009B
+        case "powertopology": 0x009C
+        case "energyevsemode": 0x009D
+        case "waterheatermode": 0x009E
+        case "deviceenergymanagementmode": 0x009F
+        case "electricalgridconditions": 0x00A0
+        case "doorlock": 0x0101
+        case "windowcovering": 0x0102
+        case "closurecontrol": 0x0104
+        case "closuredimension": 0x0105
+        case "servicearea": 0x0150
+        case "pumpconfigurationandcontrol": 0x0200
+        case "thermostat": 0x0201
+        case "fancontrol": 0x0202
+        case "thermostatuserinterfaceconfiguration": 0x0204
+        case "colorcontrol": 0x0300
+        case "ballastconfiguration": 0x0301
+        case "illuminancemeasurement": 0x0400
+        case "temperaturemeasurement": 0x0402
+        case "pressuremeasurement": 0x0403
+        case "flowmeasurement": 0x0404
+        case "relativehumiditymeasurement": 0x0405
+        case "occupancysensing": 0x0406
+        case "carbonmonoxideconcentrationmeasurement": 0x040C
+        case "carbondioxideconcentrationmeasurement": 0x040D
+        case "nitrogendioxideconcentrationmeasurement": 0x0413
+        case "ozoneconcentrationmeasurement": 0x0415
+        case "pm25concentrationmeasurement": 0x042A
+        case "formaldehydeconcentrationmeasurement": 0x042B
+        case "pm1concentrationmeasurement": 0x042C
+        case "pm10concentrationmeasurement": 0x042D
+        case "totalvolatileorganiccompoundsconcentrationmeasurement": 0x042E
+        case "radonconcentrationmeasurement": 0x042F
+        case "soilmeasurement": 0x0430
+        case "wifinetworkmanagement": 0x0451
+        case "threadborderroutermanagement": 0x0452
+        case "threadnetworkdirectory": 0x0453
+        case "wakeonlan": 0x0503
+        case "channel": 0x0504
+        case "targetnavigator": 0x0505
+        case "mediaplayback": 0x0506
+        case "mediainput": 0x0507
+        case "lowpower": 0x0508
+        case "keypadinput": 0x0509
+        case "contentlauncher": 0x050A
+        case "audiooutput": 0x050B
+        case "applicationlauncher": 0x050C
+        case "applicationbasic": 0x050D
+        case "accountlogin": 0x050E
+        case "contentcontrol": 0x050F
+        case "contentappobserver": 0x0510
+        case "zonemanagement": 0x0550
+        case "cameraavstreammanagement": 0x0551
+        case "cameraavsettingsuserlevelmanagement": 0x0552
+        case "webrtctransportprovider": 0x0553
+        case "webrtctransportrequestor": 0x0554
+        case "pushavstreamtransport": 0x0555
+        case "chime": 0x0556
+        case "commoditytariff": 0x0700
+        case "ecosysteminformation": 0x0750
+        case "commissionercontrol": 0x0751
+        case "jointfabricdatastore": 0x0752
+        case "jointfabricadministrator": 0x0753
+        case "tlscertificatemanagement": 0x0801
+        case "tlsclientmanagement": 0x0802
+        case "meteridentification": 0x0B06
+        case "commoditymetering": 0x0B07
+        case "unittesting": 0xFFF1FC05
+        case "faultinjection": 0xFFF1FC06
+        case "samplemei": 0xFFF1FC20
+        default: nil
+        }
+    }
 }
