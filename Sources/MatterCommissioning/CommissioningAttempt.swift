@@ -95,7 +95,8 @@ final class CommissioningAttempt {
         guard let info, let attestation, let operational else {
             preconditionFailure("the commissioning steps ended without the device info, attestation or CASE session")
         }
-        await manager.removeSession(pase.session)
+        // The commissioning channel is done: the device hears so (CloseSession) and frees it.
+        await manager.closeSession(pase.session)
         self.pase = nil
         let address = await manager.secureSession(operational.session)?.peerAddress ?? pase.address
         return CommissioningResult(nodeID: nodeID, vendorID: info.vendorID, productID: info.productID, device: pase.device,
@@ -189,7 +190,7 @@ final class CommissioningAttempt {
         let client = InteractionClient.over(manager, session: session, timeout: min(options.responseTimeout, .seconds(5)))
         _ = try? await client.invoke(Clusters.GeneralCommissioning.ArmFailSafe(expiryLengthSeconds: 0, breadcrumb: 0), endpoint: 0)
         failSafe = nil
-        await manager.removeSession(session)
+        await manager.closeSession(session)
         pase = nil
     }
 }

@@ -75,6 +75,34 @@ import TestSupport
         await server.shutdown()
     }
 
+    /// CloseSession (Matter Core 4.11.1.4): the peer that sends it drops the session, and the one
+    /// that receives it drops it too, failing what waits on it with `closedByPeer` (not a timeout).
+    @Test func closeSessionEndsTheSessionOnBothSides() async throws {
+        let (client, server, address) = await Self.makePair()
+        let k1 = SecretBytes(Array(repeating: 1, count: 16)), k2 = SecretBytes(Array(repeating: 2, count: 16))
+        let challenge = SecretBytes(Array(repeating: 0, count: 16))
+        let serverSession = await server.addSecureSession(SecureSessionParameters(
+            localSessionID: 20, peerSessionID: 10, encryptKey: k2, decryptKey: k1, attestationChallenge: challenge,
+            peerAddress: MemoryNetwork.address(port: 0), peer: .pase, isInitiator: false))
+        let session = await client.addSecureSession(SecureSessionParameters(
+            localSessionID: 10, peerSessionID: 20, encryptKey: k1, decryptKey: k2, attestationChallenge: challenge,
+            peerAddress: address, peer: .pase, isInitiator: true))
+        // A client exchange waiting for a reply that will never come (no handler for this protocol).
+        let waiting = try await client.newExchange(on: session)
+        try await waiting.send(ProtocolID(vendorID: 0xFFF1, 0x0002), opcode: 1, payload: [])
+        let outcome = Task { () -> MessagingError? in
+            do throws(MessagingError) { _ = try await waiting.receive(timeout: .seconds(20)); return nil } catch { return error }
+        }
+        // The server learns the client's address from that message; then it closes the session.
+        #expect(await eventually(5) { await server.statistics.received >= 1 })
+        await server.closeSession(serverSession)
+        #expect(await server.secureSession(serverSession) == nil)
+        #expect(await outcome.value == .closedByPeer)
+        #expect(await client.secureSession(session) == nil)
+        await client.shutdown()
+        await server.shutdown()
+    }
+
     @Test func unacknowledgedMessageFailsAfterMaxTransmissions() async throws {
         let net = MemoryNetwork()
         let a = net.makeEndpoint()

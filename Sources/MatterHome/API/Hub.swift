@@ -351,10 +351,12 @@ public actor Hub {
         return outcome
     }
 
-    /// Forgets the session with `nodeID` (it failed, or its subscription lapsed).
+    /// Forgets the session with `nodeID` (it failed, or its subscription lapsed), telling the
+    /// node (CloseSession, best effort) so that it frees the slot: a device keeps only a few
+    /// sessions, and the next CASE would otherwise sit beside a dead one.
     package func dropSession(for nodeID: NodeID) async {
         guard let session = caseSessions.removeValue(forKey: nodeID) else { return }
-        await manager?.removeSession(session)
+        await manager?.closeSession(session)
     }
 
     /// The hub's messaging endpoint, for the node runtime's report handler.
@@ -367,7 +369,7 @@ public actor Hub {
     }
 
     func dropSession(_ nodeID: NodeID) async {
-        if let s = caseSessions.removeValue(forKey: nodeID) { await manager?.removeSession(s) }
+        if let s = caseSessions.removeValue(forKey: nodeID) { await manager?.closeSession(s) }
         resumption[nodeID] = nil
     }
 
