@@ -66,3 +66,22 @@ import TestSupport
         #expect(try AttributeValueCoding.tlv(from: .null, as: startUp) == .null)
     }
 }
+
+/// A real node's dump (Home Assistant's on/off light fixture, as python-matter-server sent it):
+/// every attribute the generated model types converts to TLV with that type and back to the same JSON.
+@Suite struct ModelTypedFixtureTests {
+    @Test func everyAttributeOfTheFixtureRoundTripsThroughItsModelType() throws {
+        let node = try NodeFixtures.onOffLight()
+        let attributes = try #require(node["attributes"]?.objectValue)
+        var typed = 0
+        for member in attributes.members {
+            let parts = member.key.split(separator: "/").compactMap { UInt32($0) }
+            guard parts.count == 3, let type = AttributeSchema.type(cluster: parts[1], attribute: parts[2]) else { continue }
+            typed += 1
+            let tlv = try AttributeValueCoding.tlv(from: member.value, as: type)
+            #expect(try AttributeValueCoding.json(from: tlv) == member.value, "\(member.key) as \(type.shortName)")
+        }
+        #expect(typed > 50, "only \(typed) attributes of the fixture are in the model")
+        print("\(typed) of \(attributes.members.count) fixture attributes round-trip through their model types")
+    }
+}
