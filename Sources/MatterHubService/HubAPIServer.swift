@@ -87,6 +87,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         var knownNodes: Set<UInt64> = []
         /// Sent `matterhub/enable`: gets the extension commands and events.
         var extensionsEnabled = false
+        /// Sent `get_network_topology`: gets `network_topology_updated` (a schema 11 client, which
+        /// never asks, would drop the connection on the unknown event).
+        var wantsTopology = false
         /// Messages in the inbox that `serve` has not finished handing off yet.
         var queued = 0
         /// Events held while the client reads slowly (nil while it keeps up).
@@ -241,6 +244,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             log("api: \(connection)'s set_default_fabric_label (\(label.map { "\"\($0)\"" } ?? "null")) is ignored: another connection set the label")
             send(.success(messageID: id, result: .null), to: connection)
             return
+        }
+        if case .getNetworkTopology = command {
+            clients.withLock { c in c[connection.id]?.wantsTopology = true }
         }
         // A one-interaction command answers before it acknowledges the device's reply.
         let deferred: DeferredExchangeClose? = switch command {
@@ -431,6 +437,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             return event.nodeID.map { client.knownNodes.contains($0) } ?? false
         case .serverShutdown, .serverInfoUpdated:
             return true
+        case .networkTopologyUpdated:
+            return client.wantsTopology
         }
     }
 }

@@ -1,5 +1,6 @@
-/// The names of the events a server may send: exactly the 9 the 8.1.2 client knows. Any other
-/// name crashes its listen loop, so the set is closed.
+/// The names of the events a server may send: the 9 the 8.1.2 client knows, and schema 13's
+/// `network_topology_updated`. Any other name crashes the 8.1.2 client's listen loop, so a newer
+/// event goes only to a connection that asked for it (`get_network_topology`).
 public enum EventName: String, Hashable, Sendable, CaseIterable {
     case nodeAdded = "node_added"
     case nodeUpdated = "node_updated"
@@ -10,6 +11,7 @@ public enum EventName: String, Hashable, Sendable, CaseIterable {
     case serverInfoUpdated = "server_info_updated"
     case endpointAdded = "endpoint_added"
     case endpointRemoved = "endpoint_removed"
+    case networkTopologyUpdated = "network_topology_updated"
 }
 
 /// An event, with its data in the shape the contract gives (ws-api.md section 4). Sent only to
@@ -28,6 +30,8 @@ public enum ServerEvent: Hashable, Sendable {
     /// Bridges: only after the node_updated that carries the endpoint.
     case endpointAdded(nodeID: UInt64, endpointID: UInt16)
     case endpointRemoved(nodeID: UInt64, endpointID: UInt16)
+    /// Schema 13: the graph changed. Only to connections that sent `get_network_topology`.
+    case networkTopologyUpdated(NetworkTopology)
 
     public var name: EventName {
         switch self {
@@ -40,6 +44,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .serverInfoUpdated: return .serverInfoUpdated
         case .endpointAdded: return .endpointAdded
         case .endpointRemoved: return .endpointRemoved
+        case .networkTopologyUpdated: return .networkTopologyUpdated
         }
     }
 
@@ -54,6 +59,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .serverInfoUpdated(let info): return info.json
         case .endpointAdded(let node, let endpoint), .endpointRemoved(let node, let endpoint):
             return .object(["node_id": .integer(node), "endpoint_id": .integer(endpoint)])
+        case .networkTopologyUpdated(let topology): return topology.json
         }
     }
 
@@ -64,7 +70,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .nodeRemoved(let id), .attributeUpdated(let id, _, _), .endpointAdded(let id, _), .endpointRemoved(let id, _):
             return id
         case .nodeEvent(let e): return e.nodeID
-        case .serverShutdown, .serverInfoUpdated: return nil
+        case .serverShutdown, .serverInfoUpdated, .networkTopologyUpdated: return nil
         }
     }
 }

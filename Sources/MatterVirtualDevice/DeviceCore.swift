@@ -71,6 +71,8 @@ actor DeviceCore: InteractionDevice {
     nonisolated let network: VirtualDeviceConfiguration.Network?
     /// The simulated Wi-Fi or Thread interface (nil: Ethernet).
     var radio: SimulatedNetworkInterface?
+    /// What the radio reports in Thread or Wi-Fi Network Diagnostics.
+    var radioDiagnostics: RadioDiagnostics
     let faults: Set<VirtualDeviceFault>
     let credentials: DeviceCredentials
     let basicWindow: CommissioningWindow
@@ -121,6 +123,7 @@ actor DeviceCore: InteractionDevice {
         self.clock = clock
         startedAt = clock.now()
         hooks = DeviceHooks()
+        radioDiagnostics = c.radioDiagnostics ?? .defaults(discriminator: c.discriminator)
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
             r.load(state.networks ?? [])
@@ -445,6 +448,12 @@ actor DeviceCore: InteractionDevice {
 
     /// The device's own button: the light toggles itself, as a person at the switch would make
     /// it, and subscribers get the change like any other.
+    /// The Thread neighbours the radio reports from now on (a neighbour moved, a link faded).
+    func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) {
+        radioDiagnostics.threadNeighbors = neighbors
+        bump(0, .threadNetworkDiagnostics)
+    }
+
     func pressButton() {
         state.onOff.toggle()
         if state.onOff { levelFollowsOn() }
@@ -541,6 +550,10 @@ actor DeviceCore: InteractionDevice {
             case DiagnosticsAttr.testEventTriggersEnabled: return .bool(false)
             default: return nil
             }
+        case .threadNetworkDiagnostics where network == .thread:
+            return radioDiagnostics.thread(path.attribute, dataset: radio?.joinedThreadDataset)
+        case .wiFiNetworkDiagnostics where network == .wifi:
+            return radioDiagnostics.wifi(path.attribute, connected: radio?.isConnected ?? false)
         case .administratorCommissioning:
             switch path.attribute {
             case WindowAttr.windowStatus:
@@ -587,8 +600,9 @@ actor DeviceCore: InteractionDevice {
         case .thread?: ("thread0", 4)
         case nil: ("eth0", 2)
         }
+        let hardwareAddress = network.map(radioDiagnostics.hardwareAddress) ?? [0x02, 0x00, 0x00, 0x00, 0x00, 0x01]
         return .structure([.utf8(.context(0), name), .bool(.context(1), true), .null(.context(2)), .null(.context(3)),
-                           .bytes(.context(4), [0x02, 0x00, 0x00, 0x00, 0x00, 0x01]), .array(.context(5), []),
+                           .bytes(.context(4), hardwareAddress), .array(.context(5), []),
                            .array(.context(6), []), .unsigned(.context(7), type)])
     }
 

@@ -84,6 +84,9 @@ enum DeviceDataModel {
                                     GC.Command.commissioningCompleteResponse],
                         revision: 1),
             networkCommissioning(network),
+            // The simulated radio's diagnostics (what a hub's network map is drawn from).
+            network == .thread ? ClusterSpec(id: .threadNetworkDiagnostics, attributes: RadioDiagnostics.threadAttributes, revision: 2) : nil,
+            network == .wifi ? ClusterSpec(id: .wiFiNetworkDiagnostics, attributes: RadioDiagnostics.wifiAttributes, revision: 1) : nil,
             // Mandatory on the root node (Matter Core 11.12): NetworkInterfaces, RebootCount,
             // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
             ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
@@ -104,7 +107,7 @@ enum DeviceDataModel {
                         generated: [OC.Command.attestationResponse, OC.Command.certificateChainResponse,
                                     OC.Command.csrResponse, OC.Command.nocResponse],
                         revision: 1),
-        ]
+        ].compactMap { $0 }
     }
 
     static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, kind: VirtualDeviceConfiguration.Kind,

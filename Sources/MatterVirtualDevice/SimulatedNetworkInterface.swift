@@ -52,6 +52,11 @@ struct SimulatedNetworkInterface: Sendable {
 
     var featureMap: NC.Feature { kind == .wifi ? .wiFiNetworkInterface : .threadNetworkInterface }
     var isConnected: Bool { connectedID != nil }
+    /// The dataset of the Thread network the device joined (nil on Wi-Fi or before joining).
+    var joinedThreadDataset: ThreadDataset? {
+        guard kind == .thread, let id = connectedID, let n = networks.first(where: { $0.id == id }) else { return nil }
+        return try? ThreadDataset(tlvs: n.credentials.bytes)
+    }
     var snapshot: Snapshot { Snapshot(networks: networks, connectedID: connectedID) }
 
     mutating func restore(_ s: Snapshot) {

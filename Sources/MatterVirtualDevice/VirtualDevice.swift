@@ -141,6 +141,11 @@ public actor VirtualDevice {
     /// Toggles the light from the device side (its own button): a change no controller made.
     public func pressButton() async { await core.pressButton() }
 
+    /// Changes the Thread neighbours the device reports (and tells its subscribers).
+    public func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) async {
+        await core.setThreadNeighbors(neighbors)
+    }
+
     /// Whether On/Off is on.
     public var isOn: Bool { get async { await core.state.onOff } }
 

@@ -46,6 +46,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// Until ConnectNetwork the device is reachable only over its PASE session, as a real one
     /// is over its soft-AP or BLE: CASE does not answer and `_matter._tcp` is not published.
     public var network: Network?
+    /// What the simulated radio reports in Thread or Wi-Fi Network Diagnostics (nil: the
+    /// defaults for the discriminator, with no Thread neighbours).
+    public var radioDiagnostics: RadioDiagnostics?
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,

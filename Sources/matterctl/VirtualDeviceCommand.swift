@@ -32,6 +32,12 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control) or plug (On/Off)"),
             .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
                    + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
+            .value("--thread-role", "R", help: "with --network thread: the RoutingRole it reports: "
+                   + RadioDiagnostics.ThreadRole.allCases.map(\.rawValue).joined(separator: ", ") + " (default router); its "
+                   + "extended address is 4D48564400000XXX, XXX the discriminator in hex"),
+            .value("--thread-neighbor", "N", help: "with --network thread: a neighbour it reports, EXTADDR[:LQI[:RSSI[:RLOC16]]] "
+                   + "(16 hex digits, LQI 0-3, default 3; RSSI dBm, default -60; RLOC16 hex)", repeatable: true),
+            .value("--wifi-rssi", "DBM", help: "with --network wifi: the RSSI it reports (default -55)"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
             .value("--fault", "F", help: "misbehave on purpose (repeatable): "
                    + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
@@ -53,6 +59,19 @@ struct VirtualDeviceCommand: ParsableCommand {
             guard let network = VirtualDeviceConfiguration.Network(rawValue: n) else { throw UsageError("--network is wifi or thread") }
             c.network = network
         }
+        var radio = RadioDiagnostics.defaults(discriminator: c.discriminator)
+        if let r = args.value("--thread-role") {
+            guard let role = RadioDiagnostics.ThreadRole(rawValue: r) else { throw UsageError("unknown --thread-role \(r)") }
+            radio.threadRole = role
+        }
+        for n in args.values("--thread-neighbor") {
+            guard let neighbor = RadioDiagnostics.ThreadNeighbor(n) else {
+                throw UsageError("--thread-neighbor \(n): expected EXTADDR[:LQI[:RSSI[:RLOC16]]], e.g. 4D48564400000F01:3:-58")
+            }
+            radio.threadNeighbors.append(neighbor)
+        }
+        if let v = try args.integer("--wifi-rssi", as: Int8.self) { radio.wifiRSSI = v }
+        c.radioDiagnostics = radio
         for f in args.values("--fault") {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
             c.faults.insert(fault)
@@ -103,6 +122,10 @@ struct VirtualDeviceCommand: ParsableCommand {
             c.discriminator = base.discriminator + UInt16(i)
             if base.port != 0 { c.port = base.port + UInt16(i) }
             c.stateDirectory = base.stateDirectory.map { "\($0)/\(i + 1)" }
+            // Each its own radio identity; the neighbours and role are the options' for all.
+            let own = RadioDiagnostics.defaults(discriminator: c.discriminator)
+            c.radioDiagnostics?.threadExtendedAddress = own.threadExtendedAddress
+            c.radioDiagnostics?.threadRLOC16 = own.threadRLOC16
             return c
         }
     }

@@ -17,10 +17,12 @@ import Testing
         #expect(try ReceivedServerMessage.parse(e.encoded) == .error(messageID: "b", code: 5, details: "Node 99 does not exist"))
     }
 
-    @Test func eventsUseOnlyTheNineNames() throws {
-        #expect(EventName.allCases.count == 9)
+    /// The 8.1.2 client's nine, and schema 13's topology event (sent only to a connection that asked).
+    @Test func eventsUseOnlyTheKnownNames() throws {
+        #expect(EventName.allCases.count == 10)
         #expect(Set(EventName.allCases.map(\.rawValue)) == ["node_added", "node_updated", "node_removed", "node_event",
-            "attribute_updated", "server_shutdown", "server_info_updated", "endpoint_added", "endpoint_removed"])
+            "attribute_updated", "server_shutdown", "server_info_updated", "endpoint_added", "endpoint_removed",
+            "network_topology_updated"])
         let update = ServerEvent.attributeUpdated(nodeID: 30, path: AttributePath("1/6/0")!, value: .bool(false))
         #expect(JSONWriter.string(ServerMessage.event(update).json) == #"{"event":"attribute_updated","data":[30,"1/6/0",false]}"#)
         #expect(JSONWriter.string(ServerMessage.event(.serverShutdown).json) == #"{"event":"server_shutdown","data":null}"#)

@@ -16,6 +16,8 @@ struct EventBacklog {
     /// In arrival order; nil where a later event superseded it.
     private var events: [ServerEvent?] = []
     private var attributes: [AttributeKey: Int] = [:]
+    /// The held topology update: a newer graph supersedes it.
+    private var topology: Int?
     /// Events still held.
     private(set) var count = 0
 
@@ -30,6 +32,9 @@ struct EventBacklog {
             supersedeAttributes(of: node.nodeID)
         case .nodeRemoved(let id):
             supersedeAttributes(of: id)
+        case .networkTopologyUpdated:
+            if let earlier = topology { supersede(earlier) }
+            topology = events.count
         default:
             break
         }

@@ -44,6 +44,8 @@ extension HubService {
             return await threadBorderRouters()
         case .getFabricLabel:
             return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
+        case .getNetworkTopology(let refresh):
+            return await networkTopology(refresh: refresh)
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:

@@ -33,6 +33,8 @@ public final class HubService: HubBackend, Sendable {
     let extensionState = ExtensionState()
     /// `matterhub/subscribe` calls following nodes' reports.
     let reportSubscriptions = ReportSubscriptions()
+    /// Rebuilds the network graph when it may have changed, for `network_topology_updated`.
+    let topologyWatch = TopologyWatch()
 
     struct State {
         var info: ServerInfo
@@ -97,6 +99,10 @@ public final class HubService: HubBackend, Sendable {
             return
         }
         sink(event)
+        switch event {
+        case .nodeAdded, .nodeRemoved: Task { await topologyWatch.changed() }
+        default: break
+        }
     }
 
     /// Marks a node removed before its runtime stops (see ``publish(_:)``). Node IDs are never
@@ -119,12 +125,16 @@ public final class HubService: HubBackend, Sendable {
         let records = (try? hub.store.nodes()) ?? []
         for record in records { await runtime.add(record.nodeID) }
         await advertWatch.start(log: log)
-        await borderRouters.start()
+        await topologyWatch.start(build: { [weak self] in await self?.buildTopology() ?? NetworkTopology(collectedAt: 0, nodes: [], connections: []) },
+                                  publish: { [weak self] in self?.publish(.networkTopologyUpdated($0)) })
+        let watch = topologyWatch
+        await borderRouters.start(onChange: { Task { await watch.changed() } })
         log("hub: \(records.count) node\(records.count == 1 ? "" : "s") in the store")
     }
 
     public func stop() async {
         reportSubscriptions.endAll()
+        await topologyWatch.stop()
         await advertWatch.stop()
         await borderRouters.stop()
         await runtime.stop()
@@ -163,6 +173,9 @@ public final class HubService: HubBackend, Sendable {
         switch update {
         case .attributes(let node, let values):
             reportSubscriptions.attributes(node.rawValue, values)
+            if values.keys.contains(where: { NetworkTopologyBuilder.clusters.contains($0.cluster.rawValue) }) {
+                await topologyWatch.changed()
+            }
             // Values that arrive while a node is unavailable (the priming report of a new
             // subscription, before it counts as live) reach clients in the node_updated that
             // follows, whole: one event instead of one per attribute (200 nodes primed from an
@@ -177,6 +190,7 @@ public final class HubService: HubBackend, Sendable {
                 if available { $0.availableInUpdates.insert(node) } else { $0.availableInUpdates.remove(node) }
             }
             logger("hub: node \(node.rawValue) is \(available ? "available" : "unavailable")")
+            await topologyWatch.changed()
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
             await announceDevice(node.rawValue)

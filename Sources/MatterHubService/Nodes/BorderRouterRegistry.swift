@@ -14,13 +14,16 @@ actor BorderRouterRegistry {
     private var entries: [String: Entry] = [:]
     private var order: [String] = []
     private var task: Task<Void, Never>?
+    /// Told when a border router appears, changes or goes (the network graph shows them).
+    private var onChange: @Sendable () -> Void = {}
 
     init(discovery: MatterDiscovery) {
         self.discovery = discovery
     }
 
-    func start() {
+    func start(onChange: @escaping @Sendable () -> Void = {}) {
         guard task == nil else { return }
+        self.onChange = onChange
         task = Task { [weak self] in
             while !Task.isCancelled {
                 guard let self else { return }
@@ -56,5 +59,6 @@ actor BorderRouterRegistry {
             entries[r.service.name] = nil
             order.removeAll { $0 == r.service.name }
         }
+        onChange()
     }
 }

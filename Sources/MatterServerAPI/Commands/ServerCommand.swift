@@ -55,6 +55,9 @@ public enum ServerCommand: Hashable, Sendable {
     case getFabricLabel
     /// The Thread border routers `_meshcop._udp` shows now (matterjs-server's BorderRouterEntry).
     case getThreadBorderRouters
+    /// The network graph (schema 13); `refresh` reads the Thread and Wi-Fi diagnostics from every
+    /// available node first. The connection then gets `network_topology_updated`.
+    case getNetworkTopology(refresh: Bool)
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -91,6 +94,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getAllCredentials: return .getAllCredentials
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
+        case .getNetworkTopology: return .getNetworkTopology
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -157,6 +161,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getAllCredentials: return .getAllCredentials
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
+        case .getNetworkTopology: return .getNetworkTopology(refresh: try a.optional("refresh") ?? false)
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
