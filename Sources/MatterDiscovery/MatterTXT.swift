@@ -39,6 +39,17 @@ public struct MatterTXT: Sendable, Hashable {
     /// Values that were present but malformed.
     public var issues: [TXTIssue]
 
+    /// An operational advert's keys (Matter Core 4.3.4): the session intervals a node asks of its
+    /// peers, and no TCP.
+    public static func operational(idleInterval: UInt32?, activeInterval: UInt32?, activeThreshold: UInt16?) -> MatterTXT {
+        var txt = MatterTXT()
+        txt.sessionIdleInterval = idleInterval
+        txt.sessionActiveInterval = activeInterval
+        txt.sessionActiveThreshold = activeThreshold
+        txt.tcpSupport = 0
+        return txt
+    }
+
     /// Reads every Matter key of `record`.
     public init(_ record: TXTRecord) {
         var r = TXTReader(record)

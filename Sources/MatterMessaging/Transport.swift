@@ -6,8 +6,9 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
     /// Interface index: required for fe80:: addresses, 0 otherwise.
     public var interfaceIndex: UInt32
 
+    /// `ip`: 16 bytes, or 4 for an IPv4 address (stored IPv4-mapped).
     public init(ip: [UInt8], port: UInt16, interfaceIndex: UInt32 = 0) {
-        self.ip = ip
+        self.ip = ip.count == 4 ? [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] + ip : ip
         self.port = port
         self.interfaceIndex = interfaceIndex
     }
@@ -30,11 +31,12 @@ public struct PeerAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var isLinkLocal: Bool { ip[0] == 0xFE && ip[1] & 0xC0 == 0x80 }
-    public var isIPv4: Bool { ip[0..<10].allSatisfy { $0 == 0 } && ip[10] == 0xFF && ip[11] == 0xFF }
+    public var isLinkLocal: Bool { ip.count == 16 && ip[0] == 0xFE && ip[1] & 0xC0 == 0x80 }
+    public var isIPv4: Bool { ip.count == 16 && ip[0..<10].allSatisfy { $0 == 0 } && ip[10] == 0xFF && ip[11] == 0xFF }
     public var isIPv6: Bool { !isIPv4 }
 
     public var ipText: String {
+        guard ip.count == 16 else { return "<\(ip.count)-byte address>" }
         if isIPv4 { return ip[12...].map(String.init).joined(separator: ".") }
         var groups = stride(from: 0, to: 16, by: 2).map { UInt16(ip[$0]) << 8 | UInt16(ip[$0 + 1]) }
         // Compress the longest run of zero groups (RFC 5952).

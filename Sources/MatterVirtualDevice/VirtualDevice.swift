@@ -330,36 +330,23 @@ public actor VirtualDevice {
     /// Feeds each IM message of an exchange the peer opened to the server and sends its replies
     /// on the same exchange, until the interaction ends.
     nonisolated func serveInteraction(_ exchange: Exchange, first: ReceivedMessage) async {
-        guard let session = await manager.secureSession(first.session) else {
+        guard let context = await InteractionServing.context(of: first.session, on: manager) else {
             await exchange.close()  // the IM never runs on an unsecured session
             return
         }
-        let context: IMSessionContext
-        switch session.peer {
-        case .pase:
-            context = IMSessionContext(authMode: .pase, sessionID: session.localSessionID)
-        case .operational(let fabric, let node, let cats):
-            context = IMSessionContext(fabricIndex: fabric, peerNodeID: node, authMode: .case, caseAuthenticatedTags: cats,
-                                       sessionID: session.localSessionID)
-        }
         let id = await core.beginInteraction()
+        let (faults, manager, core, clock) = (self.faults, self.manager, self.core, self.clock)
         await Self.$servedInteraction.withValue(id) {
-            var responder = server.exchange(context: context)
-            var message = first
-            while message.protocolID == .interactionModel {
-                let reply = await responder.receive(IMFrame(IMOpcode(message.opcode), message.payload), now: clock.now())
-                guard let reply else { break }
-                if faults.contains(.dropResponses) { break }
+            await InteractionServing.serve(exchange, first: first, context: context, server: server, now: { clock.now() }) { _ in
+                if faults.contains(.dropResponses) { return false }
                 if faults.contains(.closeSession) {
                     // As the SDK does when the arming PASE session goes: the fail-safe expires too.
                     await manager.closeSession(first.session)
                     await core.rollBack()
-                    break
+                    return false
                 }
                 if faults.contains(.slowResponses) { try? await Task.sleep(for: .seconds(2)) }
-                do { try await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload) } catch { break }
-                if responder.isFinished { break }
-                do { message = try await exchange.receive(timeout: .seconds(30)) } catch { break }
+                return true
             }
         }
         await exchange.close()
@@ -466,13 +453,8 @@ public actor VirtualDevice {
     }
 
     private func sessionTXT() -> MatterTXT {
-        var txt = MatterTXT()
         let p = SessionParameters.matterHub
-        txt.sessionIdleInterval = p.idleInterval
-        txt.sessionActiveInterval = p.activeInterval
-        txt.sessionActiveThreshold = p.activeThreshold
-        txt.tcpSupport = 0
-        return txt
+        return .operational(idleInterval: p.idleInterval, activeInterval: p.activeInterval, activeThreshold: p.activeThreshold)
     }
 
     /// Set after AddNOC under the reboot-mid-commissioning fault; the next Sigma1 ends the process.

@@ -52,6 +52,7 @@ struct HubCommand: ParsableCommand {
             var options = CommissioningOptions(trustStore: trust.paaTrustStore, allowTestDevices: args.flag("--allow-test-devices"))
             options.crls = trust.crls
             var configuration = HubServer.Configuration(stateDirectory: args.stateDirectory, options: options)
+            configuration.advertisesNode = true
             configuration.listen = args.values("--listen")
             configuration.port = try args.integer("--port", as: UInt16.self) ?? 5580
             configuration.requireToken = args.flag("--require-token")

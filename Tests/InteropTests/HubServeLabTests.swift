@@ -26,6 +26,20 @@ struct HubServeLabTests {
         defer { hub.kill9() }
         let ready = await hub.waitForLine(timeout: 30) { $0.contains("hub: ready ws://127.0.0.1:5580/ws") }
         try #require(ready != nil, "the hub did not start: \(hub.text)")
+        // The hub's own node is on the network: another host's avahi resolves its operational
+        // instance to the hub's UDP port (where devices reach it: OTA, ICD check-in).
+        let advertised = await hub.waitForLine(timeout: 20) { $0.contains("hub: node ") && $0.contains(" advertised on UDP port ") }
+        let words = advertised?.split(separator: " ").map(String.init) ?? []
+        if let name = words.dropFirst(2).first, let port = words.last {
+            let (_, browse) = try await lab.run(on: Self.deviceHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
+            let resolved = browse.split(separator: "\n").contains { line in
+                let f = line.split(separator: ";", omittingEmptySubsequences: false)
+                return f.count > 8 && f[0] == "=" && f[3] == name && f[8] == port
+            }
+            #expect(resolved, "the hub's node \(name) on port \(port) is not in another host's browse: \(browse)")
+        } else {
+            Issue.record("the hub did not say it advertised its node: \(hub.text)")
+        }
 
         let script = Lab.repositoryRoot.appendingPathComponent("scripts/ohf-hub-check.py").path
         let (status, output) = try await lab.run(on: Self.hubHost, [python, script, "ws://127.0.0.1:5580/ws", device.qr],

@@ -38,6 +38,15 @@ import Glibc
     }
 
     /// Datagrams go to `incoming` until a handler is set, then to the handler only.
+    /// A 4-byte address is taken as IPv4 (stored IPv4-mapped, as the parser does); an address of
+    /// another size is printed as what it is, never read past its end.
+    @Test func peerAddressesOfEverySize() {
+        #expect(PeerAddress(ip: [127, 0, 0, 1], port: 5540) == PeerAddress("127.0.0.1", port: 5540))
+        #expect(PeerAddress(ip: [127, 0, 0, 1], port: 5540).description == "127.0.0.1:5540")
+        let odd = PeerAddress(ip: [1, 2, 3], port: 1)
+        #expect(!odd.isIPv4 && !odd.isLinkLocal && odd.description == "[<3-byte address>]:1")
+    }
+
     @Test func deliversToTheStreamThenDirectly() async throws {
         let a = try UDPTransport(), b = try UDPTransport()
         defer { a.close(); b.close() }

@@ -67,7 +67,7 @@ public actor Hub {
     }
 
     /// The commissioner's identity on the hub's fabric.
-    func commissionerIdentity() throws(HomeError) -> CommissionerIdentity {
+    package func commissionerIdentity() throws(HomeError) -> CommissionerIdentity {
         let f = try fabric()
         do {
             let controller = try FabricCredentials(

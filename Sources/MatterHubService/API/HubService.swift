@@ -35,6 +35,8 @@ public final class HubService: HubBackend, Sendable {
     let reportSubscriptions = ReportSubscriptions()
     /// Rebuilds the network graph when it may have changed, for `network_topology_updated`.
     let topologyWatch = TopologyWatch()
+    /// The hub's own node on its fabric (CASE responder, endpoint-0 clusters, operational advert).
+    let node: HubNode
 
     struct State {
         var info: ServerInfo
@@ -79,6 +81,8 @@ public final class HubService: HubBackend, Sendable {
             throw HomeError(.fabricUnusable, "the hub's fabric has no valid root key: \(error)", underlying: error)
         }
         advertWatch = OperationalAdvertWatch(discovery: hub.discovery, compressedFabricID: cfid, runtime: self.runtime)
+        node = HubNode(manager: try await hub.messaging(), credentials: try await hub.commissionerIdentity().controller,
+                       compressedFabricID: cfid, vendorID: fabric.vendorID, softwareVersionString: sdkVersion)
         borderRouters = BorderRouterRegistry(discovery: hub.discovery)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
         let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil
@@ -112,12 +116,16 @@ public final class HubService: HubBackend, Sendable {
     }
 
     /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
-    public func start(log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
+    /// `advertiseNode`: publish the hub's own node on `_matter._tcp` (through avahi, as `hub serve` does).
+    public func start(advertiseNode: Bool = false, log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
         logger.set(log)
         for (node, outcome) in await hub.reconcilePendingNodes() {
             log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
         }
-        try await runtime.start()
+        await node.start()
+        let node = self.node
+        try await runtime.start(requests: { exchange, first in await node.serve(exchange, first: first) })
+        if advertiseNode { await node.advertise(log: log) }
         let updates = runtime.updates
         Task { [weak self] in
             for await update in updates { await self?.forward(update) }
@@ -135,6 +143,7 @@ public final class HubService: HubBackend, Sendable {
     public func stop() async {
         reportSubscriptions.endAll()
         await topologyWatch.stop()
+        await node.stop()
         await advertWatch.stop()
         await borderRouters.stop()
         await runtime.stop()

@@ -37,6 +37,7 @@ extension HubService {
             throw HomeError(.fabricUnusable, "the imported fabric has no valid root key: \(error)", underlying: error)
         }
         await advertWatch.retarget(compressedFabricID: cfid)
+        await node.retarget(credentials: try await hub.commissionerIdentity().controller, compressedFabricID: cfid, vendorID: fabric.vendorID)
         // Clients key devices by the compressed fabric ID, and OHF clients (Home Assistant's)
         // read it once, at connect, ignoring server_info_updated: they are made to reconnect.
         publish(.serverInfoUpdated(updateInfo {

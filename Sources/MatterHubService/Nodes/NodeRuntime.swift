@@ -83,10 +83,15 @@ public actor NodeRuntime {
         (updates, continuation) = AsyncStream.makeStream(of: NodeUpdate.self, bufferingPolicy: .unbounded)
     }
 
-    /// Routes the reports that nodes send on exchanges they open to this runtime.
-    public func start() async throws(HomeError) {
+    /// Routes the reports that nodes send on exchanges they open to this runtime, and every other
+    /// interaction a node opens (a read, an invoke) to `requests` (the hub's own node), if given.
+    public func start(requests: ExchangeManager.UnsolicitedHandler? = nil) async throws(HomeError) {
         let manager = try await hub.messaging()
         await manager.setHandler(for: .interactionModel) { [weak self] exchange, first in
+            if first.opcode != IMOpcode.reportData.rawValue, let requests {
+                await requests(exchange, first)
+                return
+            }
             await self?.receiveReports(on: exchange, first: first)
         }
     }

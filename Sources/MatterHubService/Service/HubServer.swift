@@ -27,6 +27,9 @@ public final class HubServer: Sendable {
         /// The network namespace the hub's Matter UDP socket opens in (nil: this process's): the
         /// lab tests run a hub in-process whose devices are in other namespaces.
         package var netnsPath: String?
+        /// Publish the hub's own node on `_matter._tcp` through avahi (`hub serve` does; in-process
+        /// tests, with fixed DNS-SD answers, do not).
+        public var advertisesNode = false
         /// Called after each step of every commissioning through the API (progress logs, crash
         /// tests).
         public var onCommissioningStep: @Sendable (StepTiming) -> Void = { _ in }
@@ -58,6 +61,7 @@ public final class HubServer: Sendable {
     /// The page served at `GET /`.
     public let dashboard: DashboardFiles
     private let lock: HubLock
+    private let advertisesNode: Bool
 
     /// Takes the state directory's lock, opens the hub and binds the API (nothing is served
     /// until `start`).
@@ -65,6 +69,7 @@ public final class HubServer: Sendable {
         try FileManager.default.createDirectory(atPath: configuration.stateDirectory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         lock = try HubLock(stateDirectory: configuration.stateDirectory)
+        advertisesNode = configuration.advertisesNode
         let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery,
                       netnsPath: configuration.netnsPath)
         service = try await HubService(hub: hub, options: configuration.options, onCommissioningStep: configuration.onCommissioningStep)
@@ -98,7 +103,7 @@ public final class HubServer: Sendable {
     }
 
     public func start(log: @escaping @Sendable (String) -> Void) async throws {
-        try await service.start(log: log)
+        try await service.start(advertiseNode: advertisesNode, log: log)
         api.start()
         let api = self.api
         service.setServerDetails(addresses: urls, connections: { api.connectionCounts.open })

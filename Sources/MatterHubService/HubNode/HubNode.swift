@@ -1,0 +1,126 @@
+import MatterClusters
+import MatterDiscovery
+import MatterInteraction
+import MatterInteractionMessaging
+import MatterMessaging
+import MatterSecureChannel
+import MatterTLV
+
+/// The hub as a Matter node of its own on its fabric, with the identity it commissions with: it
+/// answers CASE on the hub's UDP socket (the one it reaches devices from), serves its endpoint-0
+/// clusters (``ClusterTable``) to any node of its fabric, and, under `hub serve`, advertises
+/// `<compressed fabric ID>-<node ID>._matter._tcp` so that devices can find it. It is what an OTA
+/// requestor queries, what an ICD checks in with, and what a binding points to.
+actor HubNode {
+    let manager: ExchangeManager
+    private(set) var credentials: FabricCredentials
+    private(set) var compressedFabricID: UInt64
+    private(set) var server: InteractionServer
+    private let caseResponder: CASEResponder
+    private let softwareVersionString: String
+    private var advert: AvahiAdvertisement?
+    private var advertTask: Task<Void, Never>?
+    private var advertLog: (@Sendable (String) -> Void)?
+
+    var nodeID: UInt64 { credentials.identity.nodeID.rawValue }
+
+    init(manager: ExchangeManager, credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16,
+         softwareVersionString: String) {
+        self.manager = manager
+        self.credentials = credentials
+        self.compressedFabricID = compressedFabricID
+        self.softwareVersionString = softwareVersionString
+        caseResponder = CASEResponder(manager: manager, fabrics: [credentials])
+        server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
+                             softwareVersionString: softwareVersionString)
+    }
+
+    /// The node on another fabric (a home moved in): CASE answers for it, the clusters say so,
+    /// and the advert follows.
+    func retarget(credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16) async {
+        self.credentials = credentials
+        self.compressedFabricID = compressedFabricID
+        caseResponder.setFabrics([credentials])
+        server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
+                             softwareVersionString: softwareVersionString)
+        if let log = advertLog {
+            stop()
+            await advertise(log: log)
+        }
+    }
+
+    private static func server(_ credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16,
+                               softwareVersionString: String) -> InteractionServer {
+        let node = credentials.identity.nodeID.rawValue, fabricIndex = credentials.fabricIndex
+        let servers: [ClusterServer] = [
+            HubBasicInformationServer(vendorID: vendorID, softwareVersionString: softwareVersionString,
+                                      uniqueID: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: node).description),
+            HubAccessControlServer(hubNodeID: node, fabricIndex: fabricIndex),
+        ]
+        let descriptor = HubDescriptorServer(servers: [ClusterID.descriptor] + servers.map(\.id))
+        let table = ClusterTable(endpoints: [0: [descriptor] + servers]) { context, access, _, _ in
+            allows(context, access, fabricIndex: fabricIndex, hubNodeID: node)
+        }
+        return InteractionServer(dataModel: table.dataModel, device: table, maxPathsPerInvoke: 1)
+    }
+
+    /// The ACL the Access Control cluster shows: View for any node of the hub's fabric over CASE;
+    /// everything for the hub's own identity; nothing over PASE (the hub is not commissionable).
+    static func allows(_ context: IMSessionContext, _ access: ClusterAccess, fabricIndex: UInt8, hubNodeID: UInt64) -> Bool {
+        guard context.authMode == .case, context.fabricIndex == fabricIndex else { return false }
+        return access == .read || context.peerNodeID == hubNodeID
+    }
+
+    /// Answers CASE (Sigma1) from now on; other unsolicited secure-channel messages are not ours.
+    func start() async {
+        let responder = caseResponder
+        await manager.setHandler(for: .secureChannel) { exchange, first in
+            if first.opcode == SecureChannelOpcode.sigma1.rawValue {
+                await responder.handle(exchange, first: first)
+            } else {
+                await exchange.close()
+            }
+        }
+    }
+
+    /// Publishes the node's operational advert through avahi, in the background (a hub whose
+    /// daemon is down still serves; the failure is logged).
+    func advertise(log: @escaping @Sendable (String) -> Void) async {
+        advertLog = log
+        let port = await manager.localPort
+        let p = SessionParameters.matterHub
+        let txt = MatterTXT.operational(idleInterval: p.idleInterval, activeInterval: p.activeInterval,
+                                        activeThreshold: p.activeThreshold)
+        let advert = OperationalAdvert(name: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: nodeID),
+                                       port: port, txt: txt)
+        advertTask = Task { [weak self] in
+            do {
+                let published = try AvahiAdvertisement(advert)
+                await self?.keep(published)
+                log("hub: node \(advert.name) advertised on UDP port \(port)")
+            } catch {
+                log("hub: cannot advertise the hub's node \(advert.name): \(error); devices cannot reach it by name")
+            }
+        }
+    }
+
+    private func keep(_ advert: AvahiAdvertisement) { self.advert = advert }
+
+    func stop() {
+        advertTask?.cancel()
+        advert?.withdraw()
+        advert = nil
+    }
+
+    /// One Interaction Model exchange a node opened with the hub (a read, an invoke).
+    func serve(_ exchange: Exchange, first: ReceivedMessage) async {
+        guard let context = await InteractionServing.context(of: first.session, on: manager) else {
+            await exchange.close()
+            return
+        }
+        let server = self.server
+        await InteractionServing.serve(exchange, first: first, context: context, server: server,
+                                       now: { SystemClock().now() })
+        await exchange.close()
+    }
+}
