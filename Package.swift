@@ -56,6 +56,8 @@ let package = Package(
         .target(name: "MatterCrypto", dependencies: ["COpenSSL"], swiftSettings: strict),
         // QR codes through libqrencode, drawn as SVG (the dashboard) or terminal text (the CLI).
         .target(name: "MatterQRCode", dependencies: ["CQREncode"], swiftSettings: strict),
+        // Matter OTA Software Images: the header, and the checks a provider makes before offering one.
+        .target(name: "MatterOTA", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
         // JSON that keeps what the API needs exact (64-bit integers, member order): value, parser, writer.
         .target(name: "MatterJSON", swiftSettings: strict),
         // The Matter Server WebSocket API's wire types (envelopes, commands, events, values).
@@ -126,7 +128,7 @@ let package = Package(
                           dependencies: ["MatterClusters", "MatterJSON", "MatterQRCode", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
-                                         "MatterTrustStore", "MatterPlatform", "MatterMigration"],
+                                         "MatterTrustStore", "MatterPlatform", "MatterMigration", "MatterOTA"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.
@@ -192,6 +194,7 @@ let package = Package(
                     dependencies: ["TestSupport", "MatterMessaging", "MatterSecureChannel", "MatterCrypto", "MatterCertificates", "MatterTLV"],
                     swiftSettings: strict),
         .testTarget(name: "MatterJSONTests", dependencies: ["MatterJSON", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MatterOTATests", dependencies: ["MatterOTA", "MatterTLV", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterClustersTests", dependencies: ["MatterClusters", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",

@@ -2,11 +2,17 @@
 import Glibc
 #endif
 
-/// A `TextOutputStream` on file descriptor 2, for diagnostics (`print(..., to: &stream)`).
-/// Every string is written whole, unbuffered, so lines from several threads never interleave
-/// within one `write`.
+/// A `TextOutputStream` on file descriptor 2, for diagnostics. Every string is written whole,
+/// unbuffered; `print(..., to:)` writes the text and its newline as two writes, between which
+/// another thread's line can land, so a log line goes through ``line(_:)``.
 package struct StandardError: TextOutputStream {
     package init() {}
+
+    /// Writes `text` and a newline in one write: lines from several threads never run together
+    /// (a hub's two log lines once read "hub: 0 nodes in the storehub: node ... advertised").
+    package static func line(_ text: String) {
+        _ = FileDescriptorIO.writeAll(STDERR_FILENO, Array((text + "\n").utf8))
+    }
 
     package mutating func write(_ string: String) {
         _ = FileDescriptorIO.writeAll(STDERR_FILENO, Array(string.utf8))

@@ -191,8 +191,7 @@ public actor VirtualDevice {
                 // Fault reboot-mid-commissioning: the power goes when the commissioner first
                 // reaches for the new operational identity (after AddNOC, before CommissioningComplete).
                 if rebootPending.isSet {
-                    var stream = StandardError()
-                    print("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC", to: &stream)
+                    StandardError.line("virtual-device: fault reboot-mid-commissioning: exiting after AddNOC")
                     exit(3)
                 }
                 // Off the operational network (a Wi-Fi or Thread device before ConnectNetwork),
@@ -466,8 +465,7 @@ public actor VirtualDevice {
     }
 
     private nonisolated func log(_ s: String) {
-        var stream = StandardError()
-        print("virtual-device: \(s)", to: &stream)
+        StandardError.line("virtual-device: \(s)")
     }
 }
 

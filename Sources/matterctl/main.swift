@@ -24,6 +24,7 @@ enum Matterctl {
         CertCommand.self,
         AttestationCommand.self,
         VirtualDeviceCommand.self,
+        OTACommand.self,
         HubCommand.self,
         ImportCommand.self,
         ExportCommand.self,

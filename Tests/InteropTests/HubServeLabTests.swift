@@ -29,14 +29,21 @@ struct HubServeLabTests {
         // The hub's own node is on the network: another host's avahi resolves its operational
         // instance to the hub's UDP port (where devices reach it: OTA, ICD check-in).
         let advertised = await hub.waitForLine(timeout: 20) { $0.contains("hub: node ") && $0.contains(" advertised on UDP port ") }
-        let words = advertised?.split(separator: " ").map(String.init) ?? []
-        if let name = words.dropFirst(2).first, let port = words.last {
-            let (_, browse) = try await lab.run(on: Self.deviceHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
-            let resolved = browse.split(separator: "\n").contains { line in
-                let f = line.split(separator: ";", omittingEmptySubsequences: false)
-                return f.count > 8 && f[0] == "=" && f[3] == name && f[8] == port
+        func word(after marker: String, in line: String) -> String? {
+            line.range(of: marker).flatMap { line[$0.upperBound...].split(separator: " ").first.map(String.init) }
+        }
+        if let line = advertised, let name = word(after: "hub: node ", in: line), let port = word(after: "UDP port ", in: line) {
+            // Another host's avahi: bounded retries (the daemon probes the name before it announces it).
+            var browse = "", resolved = false
+            for _ in 0..<8 where !resolved {
+                (_, browse) = try await lab.run(on: Self.deviceHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
+                resolved = browse.split(separator: "\n").contains { line in
+                    let f = line.split(separator: ";", omittingEmptySubsequences: false)
+                    return f.count > 8 && f[0] == "=" && f[3] == name && f[8] == port
+                }
+                if !resolved { try await Task.sleep(for: .seconds(1)) }
             }
-            #expect(resolved, "the hub's node \(name) on port \(port) is not in another host's browse: \(browse)")
+            #expect(resolved, "the hub's node \(name) on port \(port) is not in another host's browse: \(browse)\nhub: \(hub.text)")
         } else {
             Issue.record("the hub did not say it advertised its node: \(hub.text)")
         }

@@ -57,6 +57,7 @@ import TestSupport
         "attestation trust-store update": Case(arguments: ["--from-dir", "/nonexistent"], usesHubState: true, status: 1,
                                                createsState: false),
         "cert verify": Case(arguments: [certificate], usesHubState: false, status: 0),
+        "ota inspect": Case(arguments: ["/nonexistent/image.ota"], usesHubState: false, status: 1),
         "cert convert": Case(arguments: [certificate, "--to", "der"], usesHubState: false, status: 0),
         "cert decode": Case(arguments: [certificate], usesHubState: false, status: 0),
         // Without a terminal it refuses before opening anything, pointing to commission.

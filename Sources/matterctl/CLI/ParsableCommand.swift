@@ -128,8 +128,7 @@ enum Output {
     }
 
     static func err(_ text: String) {
-        var stream = StandardError()
-        print(text, to: &stream)
+        StandardError.line(text)
     }
 
     /// Standard input to its end (a pipe or a redirected file), or a failure naming `what`.

@@ -1,0 +1,42 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `matterctl ota inspect` on the CHIP SDK's images (testvectors/ota_image.json): the header as the
+/// tool wrote it, exit 0; a damaged image or one for another node, exit 1 with the reason.
+@Suite struct OTACommandTests {
+    func image(_ id: String, _ edit: (inout [UInt8]) -> Void = { _ in }) throws -> String {
+        var bytes = try #require(TestVectors.vectors("ota_image.json").first { $0.id == id }?.hex("image"))
+        edit(&bytes)
+        let path = NSTemporaryDirectory() + "matterctl-ota-\(UUID().uuidString).ota"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aSoundImageShowsItsHeader() throws {
+        let path = try image("sdk-sha256-fff1-8000-v2")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+        #expect(json["vendorId"] as? Int == 0xFFF1 && json["productId"] as? Int == 0x8000 && json["softwareVersion"] as? Int == 2)
+        #expect(json["softwareVersionString"] as? String == "2.0.0" && json["digestType"] as? String == "sha-256")
+        #expect(json["releaseNotesUrl"] as? String == "https://example.com/matterhub/2.0.0" && json["verified"] as? Bool == true)
+        // For a node it applies to, and one it does not.
+        let applies = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path, "--vendor-id", "0xFFF1",
+                                                                      "--product-id", "0x8000", "--current-version", "1"])
+        #expect(applies.status == 0, "\(applies.stderr)")
+        let newer = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path, "--vendor-id", "0xFFF1",
+                                                                    "--product-id", "0x8000", "--current-version", "2"])
+        #expect(newer.status == 1 && newer.stderr.contains("the node already runs 2"), "\(newer.stderr)")
+        let half = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path, "--vendor-id", "0xFFF1"])
+        #expect(half.status == 64, "\(half.stderr)")
+    }
+
+    @Test func aDamagedImageIsRefusedWithTheReason() throws {
+        let path = try image("sdk-sha256-fff1-8000-v2") { $0[$0.count - 1] ^= 0xFF }
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path])
+        #expect(r.status == 1 && r.stderr.contains("digest-mismatch") && r.stderr.contains("fetch it again"), "\(r.stderr)")
+    }
+}
