@@ -58,6 +58,8 @@ let package = Package(
         .target(name: "MatterQRCode", dependencies: ["CQREncode"], swiftSettings: strict),
         // Matter OTA Software Images: the header, and the checks a provider makes before offering one.
         .target(name: "MatterOTA", dependencies: ["MatterTLV", "MatterCrypto"], swiftSettings: strict),
+        // Bulk Data Exchange (Matter Core 11.22): the messages and both roles of a receiver-driven transfer.
+        .target(name: "MatterBDX", dependencies: ["MatterMessaging"], swiftSettings: strict),
         // JSON that keeps what the API needs exact (64-bit integers, member order): value, parser, writer.
         .target(name: "MatterJSON", swiftSettings: strict),
         // The Matter Server WebSocket API's wire types (envelopes, commands, events, values).
@@ -111,7 +113,8 @@ let package = Package(
                 dependencies: ["MatterClusters", "MatterQRCode", "MatterServerAPI", "MatterWebSocket", "MatterHome", "MatterCommissioning", "MatterInteraction",
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
-                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration"],
+                               "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration",
+                               "MatterOTA", "MatterBDX"],
                 // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
                 // accessor would import Foundation and link ICU and libcurl).
                 resources: ["index.html", "dashboard.css", "dashboard.js"].map { .embedInCode("Dashboard/" + $0) },
@@ -195,6 +198,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "MatterJSONTests", dependencies: ["MatterJSON", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterOTATests", dependencies: ["MatterOTA", "MatterTLV", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "MatterBDXTests", dependencies: ["MatterBDX", "MatterMessaging", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "MatterClustersTests", dependencies: ["MatterClusters", "MatterTLV", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterInteractionTests",
@@ -224,7 +228,8 @@ let package = Package(
         .testTarget(name: "MatterHubServiceTests",
                     dependencies: ["MatterClusters", "MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
-                                   "MatterWebSocket", "MatterSetupPayload", "TestSupport"],
+                                   "MatterWebSocket", "MatterSetupPayload", "MatterOTA", "MatterBDX", "MatterSecureChannel",
+                                   "MatterInteractionMessaging", "MatterCrypto", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),

@@ -8,7 +8,75 @@ struct OTACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "ota",
         abstract: "Matter OTA software images",
-        subcommands: [Inspect.self])
+        subcommands: [Inspect.self, Add.self, List.self, Remove.self])
+
+    static func store(_ args: ParsedArguments) -> OTAImageStore { OTAImageStore(directory: args.stateDirectory + "/ota") }
+
+    static func describe(_ image: OTAImageStore.Image) -> [(String, JSON)] {
+        let h = image.header
+        return [("name", .string(image.name)), ("vendorId", .integer(h.vendorID)), ("productId", .integer(h.productID)),
+                ("softwareVersion", .integer(h.softwareVersion)), ("softwareVersionString", .string(h.softwareVersionString)),
+                ("payloadSize", .integer(h.payloadSize)), ("minApplicableVersion", JSON.from(h.minApplicableVersion)),
+                ("maxApplicableVersion", JSON.from(h.maxApplicableVersion))]
+    }
+
+    /// `matterctl ota add FILE`
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "add",
+            abstract: "Offer an OTA image to the hub's devices",
+            discussion: """
+                Checks the image as `ota inspect` does and copies it into the state directory's ota/ folder \
+                (owner-only), named VVVV-PPPP-VERSION.ota. The hub's OTA Provider offers the newest image that \
+                applies to a device that asks (QueryImage) and serves it over BDX; a running hub sees it at once.
+                """,
+            usesHubState: true,
+            arguments: [ArgumentDeclaration("file", help: "the .ota file")],
+            options: [.flag("--json", help: "machine-readable output on stdout")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            let image: OTAImageStore.Image
+            do { image = try OTACommand.store(args).add(path: args.positional[0]) } catch {
+                throw CommandFailure("\(args.positional[0]): \(error.message) [\(error.kind.rawValue)]")
+            }
+            if args.flag("--json") { Output.out(JSON.object(OTACommand.describe(image)).text) } else {
+                Output.out("added \(image.name): version \(image.header.softwareVersion) (\(image.header.softwareVersionString))")
+            }
+            return 0
+        }
+    }
+
+    /// `matterctl ota list`
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "list", abstract: "The OTA images the hub offers", usesHubState: true,
+            options: [.flag("--json", help: "one JSON object per line")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            let images = OTACommand.store(args).images()
+            for image in images {
+                let fields = OTACommand.describe(image)
+                Output.out(args.flag("--json") ? JSON.object(fields).text : fields.map { "\($0.0)=\($0.1.plain)" }.joined(separator: " "))
+            }
+            if images.isEmpty && !args.flag("--json") { Output.err("no OTA images (add one with 'matterctl ota add FILE')") }
+            return 0
+        }
+    }
+
+    /// `matterctl ota remove NAME`
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "remove", abstract: "Stop offering an OTA image", usesHubState: true,
+            arguments: [ArgumentDeclaration("name", help: "the image's name, as 'ota list' shows it")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            guard OTACommand.store(args).remove(name: args.positional[0]) else {
+                throw CommandFailure("no OTA image named \(args.positional[0]) (see 'matterctl ota list')")
+            }
+            Output.out("removed \(args.positional[0])")
+            return 0
+        }
+    }
 
     struct Inspect: ParsableCommand {
         static let configuration = CommandConfiguration(

@@ -58,6 +58,9 @@ import TestSupport
                                                createsState: false),
         "cert verify": Case(arguments: [certificate], usesHubState: false, status: 0),
         "ota inspect": Case(arguments: ["/nonexistent/image.ota"], usesHubState: false, status: 1),
+        "ota add": Case(arguments: ["/nonexistent/image.ota"], usesHubState: true, status: 1, createsState: false),
+        "ota list": Case(arguments: [], usesHubState: true, status: 0, createsState: false),
+        "ota remove": Case(arguments: ["FFF1-8000-2.ota"], usesHubState: true, status: 1, createsState: false),
         "cert convert": Case(arguments: [certificate, "--to", "der"], usesHubState: false, status: 0),
         "cert decode": Case(arguments: [certificate], usesHubState: false, status: 0),
         // Without a terminal it refuses before opening anything, pointing to commission.

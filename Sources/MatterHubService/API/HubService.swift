@@ -4,6 +4,7 @@ import MatterCommissioning
 import MatterHome
 import MatterInteraction
 import MatterMessaging
+import MatterOTA
 import MatterPlatform
 import MatterServerAPI
 import Synchronization
@@ -23,7 +24,7 @@ public final class HubService: HubBackend, Sendable {
     /// Where events go (the API server); set once it exists.
     private let sink = SettableCallback<ServerEvent>()
     /// One line per notable event (stderr under `hub serve`); set by `start`.
-    let logger = SettableCallback<String>()
+    let logger: SettableCallback<String>
     private let state: Mutex<State>
     /// Tells the runtime when a node announces itself on `_matter._tcp` (restarted, moved).
     let advertWatch: OperationalAdvertWatch
@@ -81,8 +82,11 @@ public final class HubService: HubBackend, Sendable {
             throw HomeError(.fabricUnusable, "the hub's fabric has no valid root key: \(error)", underlying: error)
         }
         advertWatch = OperationalAdvertWatch(discovery: hub.discovery, compressedFabricID: cfid, runtime: self.runtime)
+        let logger = SettableCallback<String>()
+        self.logger = logger
         node = HubNode(manager: try await hub.messaging(), credentials: try await hub.commissionerIdentity().controller,
-                       compressedFabricID: cfid, vendorID: fabric.vendorID, softwareVersionString: sdkVersion)
+                       compressedFabricID: cfid, vendorID: fabric.vendorID, softwareVersionString: sdkVersion,
+                       imageStore: OTAImageStore(directory: await hub.stateDirectory + "/ota"), log: { logger($0) })
         borderRouters = BorderRouterRegistry(discovery: hub.discovery)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
         let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil

@@ -3,6 +3,7 @@ import MatterDiscovery
 import MatterInteraction
 import MatterInteractionMessaging
 import MatterMessaging
+import MatterOTA
 import MatterSecureChannel
 import MatterTLV
 
@@ -18,6 +19,9 @@ actor HubNode {
     private(set) var server: InteractionServer
     private let caseResponder: CASEResponder
     private let softwareVersionString: String
+    /// The images the OTA Provider offers (nil: none, and BDX serves nothing).
+    let imageStore: OTAImageStore?
+    let log: @Sendable (String) -> Void
     private var advert: AvahiAdvertisement?
     private var advertTask: Task<Void, Never>?
     private var advertLog: (@Sendable (String) -> Void)?
@@ -25,14 +29,16 @@ actor HubNode {
     var nodeID: UInt64 { credentials.identity.nodeID.rawValue }
 
     init(manager: ExchangeManager, credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16,
-         softwareVersionString: String) {
+         softwareVersionString: String, imageStore: OTAImageStore? = nil, log: @escaping @Sendable (String) -> Void = { _ in }) {
         self.manager = manager
         self.credentials = credentials
         self.compressedFabricID = compressedFabricID
         self.softwareVersionString = softwareVersionString
+        self.imageStore = imageStore
+        self.log = log
         caseResponder = CASEResponder(manager: manager, fabrics: [credentials])
         server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
-                             softwareVersionString: softwareVersionString)
+                             softwareVersionString: softwareVersionString, imageStore: imageStore, log: log)
     }
 
     /// The node on another fabric (a home moved in): CASE answers for it, the clusters say so,
@@ -42,7 +48,7 @@ actor HubNode {
         self.compressedFabricID = compressedFabricID
         caseResponder.setFabrics([credentials])
         server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
-                             softwareVersionString: softwareVersionString)
+                             softwareVersionString: softwareVersionString, imageStore: imageStore, log: log)
         if let log = advertLog {
             stop()
             await advertise(log: log)
@@ -50,30 +56,38 @@ actor HubNode {
     }
 
     private static func server(_ credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16,
-                               softwareVersionString: String) -> InteractionServer {
+                               softwareVersionString: String, imageStore: OTAImageStore?,
+                               log: @escaping @Sendable (String) -> Void) -> InteractionServer {
         let node = credentials.identity.nodeID.rawValue, fabricIndex = credentials.fabricIndex
-        let servers: [ClusterServer] = [
+        var servers: [ClusterServer] = [
             HubBasicInformationServer(vendorID: vendorID, softwareVersionString: softwareVersionString,
                                       uniqueID: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: node).description),
             HubAccessControlServer(hubNodeID: node, fabricIndex: fabricIndex),
         ]
-        let descriptor = HubDescriptorServer(servers: [ClusterID.descriptor] + servers.map(\.id))
-        let table = ClusterTable(endpoints: [0: [descriptor] + servers]) { context, access, _, _ in
-            allows(context, access, fabricIndex: fabricIndex, hubNodeID: node)
+        if let imageStore { servers.append(HubOTAProviderServer(store: imageStore, hubNodeID: node, log: log)) }
+        let descriptor = HubDescriptorServer(servers: [ClusterID.descriptor] + servers.map(\.id), isOTAProvider: imageStore != nil)
+        let table = ClusterTable(endpoints: [0: [descriptor] + servers]) { context, access, _, cluster in
+            allows(context, access, cluster, fabricIndex: fabricIndex, hubNodeID: node)
         }
         return InteractionServer(dataModel: table.dataModel, device: table, maxPathsPerInvoke: 1)
     }
 
-    /// The ACL the Access Control cluster shows: View for any node of the hub's fabric over CASE;
-    /// everything for the hub's own identity; nothing over PASE (the hub is not commissionable).
-    static func allows(_ context: IMSessionContext, _ access: ClusterAccess, fabricIndex: UInt8, hubNodeID: UInt64) -> Bool {
+    /// The ACL the Access Control cluster shows: View for any node of the hub's fabric over CASE,
+    /// and Operate on the OTA Provider (its commands); everything for the hub's own identity;
+    /// nothing over PASE (the hub is not commissionable).
+    static func allows(_ context: IMSessionContext, _ access: ClusterAccess, _ cluster: ClusterID, fabricIndex: UInt8,
+                       hubNodeID: UInt64) -> Bool {
         guard context.authMode == .case, context.fabricIndex == fabricIndex else { return false }
-        return access == .read || context.peerNodeID == hubNodeID
+        return access == .read || context.peerNodeID == hubNodeID || (access == .invoke && cluster == .otaSoftwareUpdateProvider)
     }
 
     /// Answers CASE (Sigma1) from now on; other unsolicited secure-channel messages are not ours.
     func start() async {
         let responder = caseResponder
+        await manager.setHandler(for: .bdx) { [weak self] exchange, first in
+            guard let self else { return await exchange.close() }
+            await self.serveBDX(exchange, first: first)
+        }
         await manager.setHandler(for: .secureChannel) { exchange, first in
             if first.opcode == SecureChannelOpcode.sigma1.rawValue {
                 await responder.handle(exchange, first: first)

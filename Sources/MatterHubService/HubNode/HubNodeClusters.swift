@@ -14,13 +14,18 @@ struct HubDescriptorServer: ClusterServer {
     let attributes = [A.deviceTypeList, A.serverList, A.clientList, A.partsList]
     /// The endpoint's other servers (and this one).
     let servers: [ClusterID]
+    /// Whether the node is also an OTA Provider (device type 0x0014).
+    var isOTAProvider = false
 
     static let rootNodeDeviceType: UInt32 = 0x0016
+    static let otaProviderDeviceType: UInt32 = 0x0014
 
     func read(_ attribute: AttributeID, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
         switch attribute {
         case A.deviceTypeList:
-            return .array([.structure([.unsigned(.context(0), Self.rootNodeDeviceType), .unsigned(.context(1), UInt16(3))])])
+            var types: [TLVElement] = [.structure([.unsigned(.context(0), Self.rootNodeDeviceType), .unsigned(.context(1), UInt16(3))])]
+            if isOTAProvider { types.append(.structure([.unsigned(.context(0), Self.otaProviderDeviceType), .unsigned(.context(1), UInt16(1))])) }
+            return .array(types)
         case A.serverList: return .array(servers.sorted().map { .unsigned($0.rawValue) })
         case A.clientList, A.partsList: return .array([])
         default: throw .unsupportedAttribute
@@ -81,7 +86,9 @@ struct HubAccessControlServer: ClusterServer {
 
     var entries: [Clusters.AccessControl.Entry] {
         [.init(privilege: .administer, authMode: .case, subjects: [hubNodeID], targets: nil, fabricIndex: fabricIndex),
-         .init(privilege: .view, authMode: .case, subjects: nil, targets: nil, fabricIndex: fabricIndex)]
+         .init(privilege: .view, authMode: .case, subjects: nil, targets: nil, fabricIndex: fabricIndex),
+         .init(privilege: .operate, authMode: .case, subjects: nil, targets: [.init(cluster: .otaSoftwareUpdateProvider)],
+               fabricIndex: fabricIndex)]
     }
 
     func read(_ attribute: AttributeID, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
