@@ -123,7 +123,7 @@ let package = Package(
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterClusters", "MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
                                "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterInteractionMessaging",
-                               "MatterNetworkCredentials", "MatterPlatform"],
+                               "MatterNetworkCredentials", "MatterPlatform", "MatterBDX"],
                 swiftSettings: strict),
 
         // The command-line tool.
@@ -131,7 +131,7 @@ let package = Package(
                           dependencies: ["MatterClusters", "MatterJSON", "MatterQRCode", "MatterServerAPI", "MatterTLV", "MatterSetupPayload", "MatterDiscovery",
                                          "MatterCommissioning", "MatterMessaging", "MatterCertificates", "MatterHome",
                                          "MatterVirtualDevice", "MatterHubService", "MatterNetworkCredentials", "MatterCrypto",
-                                         "MatterTrustStore", "MatterPlatform", "MatterMigration", "MatterOTA"],
+                                         "MatterTrustStore", "MatterPlatform", "MatterMigration", "MatterOTA", "MatterBDX"],
                           swiftSettings: strict),
 
         // libFuzzer targets (scripts/fuzz builds them with -DFUZZING); plain builds replay inputs.

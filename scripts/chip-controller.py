@@ -118,6 +118,9 @@ async def main():
                    help="toggle once more at the end, so OnOff ends changed (what another fabric's subscriber should see)")
     p.add_argument("--dim", action="store_true",
                    help="Level Control: read the whole cluster, MoveToLevelWithOnOff up and to MinLevel, ExecuteIfOff, a 255 level")
+    p.add_argument("--bdx-send", type=int, metavar="N",
+                   help="after commissioning, serve N bytes (byte i = (7i+3) mod 256) to a BDX ReceiveInit the device opens "
+                        "(the SDK as a BDX sender, our virtual device's --fetch as the receiver)")
     p.add_argument("--results", help="also append the JSON lines to this file")
     a = p.parse_args()
     global RESULTS
@@ -180,6 +183,34 @@ async def main():
 
         if a.dim:
             await dim(ctrl, node, Clusters)
+
+        if a.bdx_send is not None:
+            data = bytes((7 * i + 3) % 256 for i in range(a.bdx_send))
+            pending = ctrl.TestOnlyPrepareToSendBdxData(data)
+            emit(step="bdx-ready", ok=True)
+            transfer = await step("bdx-receive-init", asyncio.wait_for(pending, timeout=60))
+            init = transfer.init_message
+            emit(step="bdx-init", ok=True, designator=init.FileDesignator.decode(errors="replace"),
+                 maxBlockSize=init.MaxBlockSize, control=init.TransferControlFlags, startOffset=init.StartOffset,
+                 length=init.Length)
+            # The binding's accept_and_send_data cannot work in home-assistant-chip-core 2025.7.0:
+            # it hands a bytearray to c_char_p, and the native function's argtypes want a uint8
+            # pointer. The same native call, with the argument it declares.
+            async def send():
+                import builtins
+                import ctypes
+                from chip.bdx.Bdx import AsyncTransferCompletedTransaction
+                from chip.native import GetLibraryHandle
+                loop = asyncio.get_running_loop()
+                sent = loop.create_future()
+                tx = AsyncTransferCompletedTransaction(future=sent, event_loop=loop)
+                ctypes.pythonapi.Py_IncRef(ctypes.py_object(tx))
+                buf = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+                handle = GetLibraryHandle()
+                builtins.chipStack.Call(lambda: handle.pychip_Bdx_AcceptTransferAndSendData(
+                    transfer._bdx_transfer, buf, len(data), ctypes.py_object(tx))).raise_on_error()
+                await asyncio.wait_for(sent, timeout=60)
+            await step("bdx-send", send())
 
         if a.final_toggle:
             await step("final-toggle", ctrl.SendCommand(node, 1, Clusters.OnOff.Commands.Toggle()))

@@ -4,6 +4,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import MatterBDX
 import MatterCertificates
 import MatterCrypto
 import MatterDiscovery
@@ -140,6 +141,19 @@ public actor VirtualDevice {
 
     /// Toggles the light from the device side (its own button): a change no controller made.
     public func pressButton() async { await core.pressButton() }
+
+    /// Downloads `designator` over BDX, receiver-driven, from the peer of a CASE session (the
+    /// newest), as an OTA requestor downloads its image (`virtual-device --fetch`).
+    public func fetch(_ designator: String, stallTimeout: Duration = .seconds(3)) async throws(BDXError) -> [UInt8] {
+        let sessions = await manager.secureSessions().filter { if case .operational = $0.peer { true } else { false } }
+        guard let session = sessions.map(\.localSessionID).last else {
+            throw BDXError(.messaging(.closed), "no CASE session to fetch \(designator) over")
+        }
+        var data: [UInt8] = []
+        _ = try await BDXReceiver.receive(manager: manager, session: .secure(localSessionID: session),
+                                          fileDesignator: Array(designator.utf8), stallTimeout: stallTimeout) { data += $0 }
+        return data
+    }
 
     /// Changes the Thread neighbours the device reports (and tells its subscribers).
     public func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) async {

@@ -3,6 +3,9 @@ import Dispatch
 import Glibc
 #endif
 import MatterPlatform
+import MatterBDX
+import MatterCrypto
+import MatterTLV
 import MatterVirtualDevice
 
 /// `matterctl virtual-device`: run a strict virtual Matter device until SIGTERM/SIGINT.
@@ -38,6 +41,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--thread-neighbor", "N", help: "with --network thread: a neighbour it reports, EXTADDR[:LQI[:RSSI[:RLOC16]]] "
                    + "(16 hex digits, LQI 0-3, default 3; RSSI dBm, default -60; RLOC16 hex)", repeatable: true),
             .value("--wifi-rssi", "DBM", help: "with --network wifi: the RSSI it reports (default -55)"),
+            .value("--fetch", "NAME", help: "once a controller has a CASE session, download NAME from it over BDX (receiver-driven, "
+                   + "as an OTA requestor does) and print its size and sha256; retried for 90 s"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
             .value("--fault", "F", help: "misbehave on purpose (repeatable): "
                    + VirtualDeviceFault.allCases.map(\.rawValue).joined(separator: ", "), repeatable: true),
@@ -98,11 +103,32 @@ struct VirtualDeviceCommand: ParsableCommand {
         }
         Output.out("virtual-device: ready")
         fflush(nil)
+        if let name = args.value("--fetch"), let device = devices.first { Self.fetch(name, from: device) }
         Self.readButtonPresses(devices)
         let signal = await Self.waitForTermination()
         Output.err("virtual-device: \(signal), shutting down")
         for device in devices { await device.shutdown() }
         return 0
+    }
+
+    /// `--fetch NAME`: tries until the controller is ready to send (it may not have asked yet).
+    static func fetch(_ name: String, from device: VirtualDevice) {
+        Task {
+            let deadline = ContinuousClock.now + .seconds(90)
+            var last = "no attempt"
+            while ContinuousClock.now < deadline {
+                do throws(BDXError) {
+                    let data = try await device.fetch(name)
+                    Output.out("virtual-device: fetched \(data.count) bytes of \(name) over BDX, sha256 \(Base16.encode(SHA256.hash(data)))")
+                    fflush(nil)
+                    return
+                } catch {
+                    last = error.message
+                }
+                try? await Task.sleep(for: .seconds(1))
+            }
+            Output.err("virtual-device: fetch of \(name) failed: \(last)")
+        }
     }
 
     /// The configurations of `count` devices from the options' one: device i (from 0) on port

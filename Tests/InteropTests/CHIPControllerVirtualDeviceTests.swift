@@ -1,4 +1,6 @@
 import Foundation
+import MatterCrypto
+import MatterTLV
 import Testing
 import TestSupport
 
@@ -64,6 +66,27 @@ struct CHIPControllerVirtualDeviceTests {
         #expect(Self.step(lines, "reported-on-off")?["ok"] as? Bool == true)
         #expect(Self.step(lines, "remove-fabric")?["ok"] as? Bool == true)
         #expect(lines.last?["result"] as? String == "ok")
+    }
+
+    /// BDX against the CHIP SDK: its controller sends (TestOnlyPrepareToSendBdxData, the SDK's
+    /// TransferSession as a responder-sender) and our receiver drives the transfer from the
+    /// virtual device (`--fetch`, ReceiveInit then BlockQuery per block, as an OTA requestor
+    /// downloads its image). 5,000 bytes are 5 blocks of at most 1,024; what arrived must hash to
+    /// what the SDK sent.
+    @Test func ourBDXReceiverDownloadsFromTheSDKsSender() async throws {
+        let lab = try Lab.shared()
+        let size = 5000
+        let (device, qr, _) = try await Self.startDevice(lab, ["--fetch", "firmware.ota", "--discriminator", "2107"])
+        defer { device.kill9() }
+        let (status, lines, output) = try await Self.controller(lab, ["--code", qr, "--bdx-send", String(size)])
+        #expect(status == 0, "controller failed: \(lines)\n\(output.suffix(3000))\ndevice: \(device.text)")
+        let initMessage = Self.step(lines, "bdx-init")
+        #expect(initMessage?["designator"] as? String == "firmware.ota" && initMessage?["maxBlockSize"] as? Int == 1024
+                && initMessage?["control"] as? Int == 0x20, "\(initMessage ?? [:])")
+        #expect(Self.step(lines, "bdx-send")?["ok"] as? Bool == true, "\(lines)")
+        let fetched = await device.waitForLine(timeout: 20) { $0.contains("virtual-device: fetched") }
+        let expected = Base16.encode(SHA256.hash((0..<size).map { UInt8((7 * $0 + 3) % 256) }))
+        #expect(fetched == "virtual-device: fetched \(size) bytes of firmware.ota over BDX, sha256 \(expected)", "\(device.text)")
     }
 
     /// Level Control as the SDK's controller sees it: its cluster objects decode every attribute
