@@ -123,7 +123,7 @@ let package = Package(
         .target(name: "MatterVirtualDevice",
                 dependencies: ["MatterClusters", "MatterSetupPayload", "MatterDiscovery", "MatterMessaging", "MatterSecureChannel",
                                "MatterCertificates", "MatterCrypto", "MatterTLV", "MatterInteraction", "MatterInteractionMessaging",
-                               "MatterNetworkCredentials", "MatterPlatform", "MatterBDX"],
+                               "MatterNetworkCredentials", "MatterPlatform", "MatterBDX", "MatterOTA"],
                 swiftSettings: strict),
 
         // The command-line tool.

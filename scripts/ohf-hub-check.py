@@ -192,6 +192,30 @@ async def main(url, code):
         label = await asyncio.wait_for(client.read_attribute(node_id, "0/40/5"), 10)
         check("the NodeLabel reads back", label.get("0/40/5") == "Desk lamp", repr(label))
 
+        # Firmware: check_node_update parses into the client's MatterSoftwareVersion (an image the
+        # hub holds for this vendor and product) or is None; update_node of a version the hub does
+        # not offer is an error result.
+        update = await asyncio.wait_for(client.check_node_update(node_id), 10)
+        if update is None:
+            print("check_node_update: no update", flush=True)
+        else:
+            check("check_node_update gives a MatterSoftwareVersion from the hub's images",
+                  update.vid == diagnostics.get("0/40/2") and update.pid == diagnostics.get("0/40/4")
+                  and update.software_version > diagnostics.get("0/40/9") and update.update_source.value == "local", repr(update))
+            print(f"check_node_update offers {update.software_version} ({update.software_version_string}) "
+                  f"from {update.update_source.value}", flush=True)
+            try:
+                await asyncio.wait_for(client.update_node(node_id, update.software_version + 1), 10)
+                check("update_node to a version not offered is an error", False, "it succeeded")
+            except MatterError as error:
+                check("update_node to a version not offered is an error result", "offers version" in str(error), str(error))
+            requestor = 0x2A in (diagnostics.get("0/29/1") or [])
+            try:
+                await asyncio.wait_for(client.update_node(node_id, update.software_version), 10)
+                check("update_node announces the hub's OTA provider", requestor, "it succeeded without a requestor")
+            except MatterError as error:
+                check("update_node of a node without an OTA Requestor says so", not requestor and "Requestor" in str(error), str(error))
+
         if 0 in (node.node_data.attributes.get("0/60/65529") or []):
             window = await asyncio.wait_for(client.open_commissioning_window(node_id), 15)
             check("open_commissioning_window gives codes",

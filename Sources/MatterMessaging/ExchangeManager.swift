@@ -32,6 +32,8 @@ public final class ExchangeManager: Sendable {
         var sessions: [SessionHandle: SessionState] = [:]
         var exchanges: [ExchangeKey: Exchange] = [:]
         var handlers: [ProtocolID: UnsolicitedHandler] = [:]
+        /// Told when a peer ends a session with CloseSession.
+        var closedByPeer: (@Sendable (SessionHandle) -> Void)?
         var globalCounter = MessageCounter(wraps: true)
         var nextExchangeID = UInt16.random(in: 0...UInt16.max)
         var receiveTask: Task<Void, Never>?
@@ -129,6 +131,14 @@ public final class ExchangeManager: Sendable {
     func now() -> Milliseconds { clock.now() }
 
     // MARK: - Sessions
+
+    /// `closed` is told (on the reading thread: it must not block) each time a peer ends a session
+    /// with CloseSession, after the session is gone: a node that restarts (after a firmware
+    /// update, say) says so, and its controller reconnects at once instead of when its
+    /// subscription lapses.
+    public func setSessionClosedHandler(_ closed: @escaping @Sendable (SessionHandle) -> Void) {
+        core.withLock { $0.closedByPeer = closed }
+    }
 
     /// Registers the handler for exchanges that peers start with `protocolID`.
     public func setHandler(for protocolID: ProtocolID, _ handler: @escaping UnsolicitedHandler) async {
@@ -244,7 +254,7 @@ public final class ExchangeManager: Sendable {
         core.withLock { $0.sessions.values.compactMap(\.secure) }
     }
 
-    func peerAddress(of handle: SessionHandle) -> PeerAddress? {
+    public func peerAddress(of handle: SessionHandle) -> PeerAddress? {
         core.withLock { $0.sessions[handle]?.peerAddress }
     }
 
@@ -369,7 +379,9 @@ public final class ExchangeManager: Sendable {
         case .acknowledgeDuplicate(let ack):
             // Not sent from here: the reading thread must not send (see deliverDirectly).
             Task { try? await self.transmit(ack) }
-        case .closedByPeer(let session): endSession(session, failing: .closedByPeer)
+        case .closedByPeer(let session):
+            endSession(session, failing: .closedByPeer)
+            core.withLock { $0.closedByPeer }?(session)
         }
     }
 

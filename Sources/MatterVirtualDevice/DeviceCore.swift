@@ -42,6 +42,9 @@ struct DeviceHooks: Sendable {
     var clusterChanged: @Sendable (EndpointID, ClusterID) async -> Void = { _, _ in }
     /// The simulated interface joined or left the operational network.
     var networkChanged: @Sendable (Bool) async -> Void = { _ in }
+    /// AnnounceOTAProvider came (provider node, its endpoint, the fabric, our session ID): the
+    /// requestor's update runs (``OTAUpdate``).
+    var otaAnnounced: @Sendable (UInt64, EndpointID, UInt8, UInt16) async -> Void = { _, _, _, _ in }
 }
 
 /// The fail-safe context (Matter Core 11.10.7.2): what AddTrustedRootCertificate, CSRRequest and
@@ -73,6 +76,9 @@ actor DeviceCore: InteractionDevice {
     var radio: SimulatedNetworkInterface?
     /// What the radio reports in Thread or Wi-Fi Network Diagnostics.
     var radioDiagnostics: RadioDiagnostics
+    /// `--software-version`: the version it came with, and it is an OTA requestor (nil: 1, no OTA).
+    nonisolated let configuredSoftwareVersion: UInt32?
+    var ota = OTARequestorState()
     let faults: Set<VirtualDeviceFault>
     let credentials: DeviceCredentials
     let basicWindow: CommissioningWindow
@@ -124,6 +130,7 @@ actor DeviceCore: InteractionDevice {
         startedAt = clock.now()
         hooks = DeviceHooks()
         radioDiagnostics = c.radioDiagnostics ?? .defaults(discriminator: c.discriminator)
+        configuredSoftwareVersion = c.softwareVersion
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
             r.load(state.networks ?? [])
@@ -442,12 +449,62 @@ actor DeviceCore: InteractionDevice {
         case .operationalCredentials: return await operationalCredentials(path.command, fields, context)
         case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
         case .networkCommissioning: return await networkCommissioning(path.command, fields)
+        case .otaSoftwareUpdateRequestor where endpoint == 0 && configuredSoftwareVersion != nil:
+            return announceOTAProvider(path.command, fields, context)
         default: return .status(StatusIB(.unsupportedCommand))
         }
     }
 
     /// The device's own button: the light toggles itself, as a person at the switch would make
     /// it, and subscribers get the change like any other.
+    // MARK: OTA requestor
+
+    var currentSoftwareVersion: UInt32 { state.softwareVersion ?? configuredSoftwareVersion ?? Self.softwareVersion }
+
+    /// Vendor, product and the version running, as QueryImage gives them.
+    var identity: (UInt16, UInt16, UInt32) { (vendorID, productID, currentSoftwareVersion) }
+
+    private func announceOTAProvider(_ command: CommandID, _ fields: TLVElement?, _ context: IMSessionContext) -> CommandOutcome {
+        typealias T = Clusters.OtaSoftwareUpdateRequestor.AnnounceOTAProviderTag
+        guard command == Clusters.OtaSoftwareUpdateRequestor.Command.announceOTAProvider else { return .status(StatusIB(.unsupportedCommand)) }
+        guard let f = fields, let provider = try? f.required(T.providerNodeID).unsigned(as: UInt64.self),
+              (try? f.required(T.vendorID).unsigned(as: UInt16.self)) != nil,
+              (try? f.required(T.announcementReason).unsigned(as: UInt8.self)) != nil,
+              let endpoint = try? f.required(T.endpoint).unsigned(as: UInt16.self) else {
+            return .status(StatusIB(.invalidCommand))
+        }
+        guard let fabric = context.fabricIndex, let session = context.sessionID, ota.updateState == .idle else {
+            return .status(StatusIB(ota.updateState == .idle ? .unsupportedAccess : .busy))
+        }
+        let announced = hooks.otaAnnounced
+        Task { await announced(provider, EndpointID(endpoint), fabric, session) }
+        return .status(StatusIB(.success))
+    }
+
+    func setUpdateState(_ s: OTARequestorState.UpdateState, progress: UInt8?) {
+        ota.updateState = s
+        ota.progress = progress
+        bump(0, .otaSoftwareUpdateRequestor)
+    }
+
+    /// The "reboot" into a new version: kept across restarts, reported by Basic Information.
+    func install(version: UInt32, string: String) {
+        state.softwareVersion = version
+        state.softwareVersionString = string
+        ota = OTARequestorState()
+        bump(0, .basicInformation)
+        bump(0, .otaSoftwareUpdateRequestor)
+        persist()
+    }
+
+    /// This node's credentials on fabric `index` (for a CASE session it opens itself).
+    func fabricCredentials(_ index: UInt8) -> FabricCredentials? {
+        guard let r = state.fabrics.first(where: { $0.index == index }),
+              let key = try? P256PrivateKey(rawRepresentation: r.operationalKey) else { return nil }
+        return try? FabricCredentials(fabricIndex: r.index, rcac: r.rcac, icac: r.icac, noc: r.noc, operationalKey: key,
+                                      ipkEpochKey: SecretBytes(r.ipkEpochKey))
+    }
+
     /// The Thread neighbours the radio reports from now on (a neighbour moved, a link faded).
     func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) {
         radioDiagnostics.threadNeighbors = neighbors
@@ -477,7 +534,8 @@ actor DeviceCore: InteractionDevice {
     // MARK: Attribute values
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
-        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network) else { return nil }
+        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network,
+                                              ota: configuredSoftwareVersion != nil) else { return nil }
         func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
@@ -499,7 +557,8 @@ actor DeviceCore: InteractionDevice {
                 .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
             })
             case DescriptorAttr.serverList:
-                return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network).map { .unsigned($0.id.rawValue) })
+                return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network,
+                                                    ota: configuredSoftwareVersion != nil).map { .unsigned($0.id.rawValue) })
             case DescriptorAttr.clientList: return .array([])
             case DescriptorAttr.partsList: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
             default: return nil
@@ -550,6 +609,8 @@ actor DeviceCore: InteractionDevice {
             case DiagnosticsAttr.testEventTriggersEnabled: return .bool(false)
             default: return nil
             }
+        case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil:
+            return ota.attribute(path.attribute)
         case .threadNetworkDiagnostics where network == .thread:
             return radioDiagnostics.thread(path.attribute, dataset: radio?.joinedThreadDataset)
         case .wiFiNetworkDiagnostics where network == .wifi:
@@ -617,8 +678,8 @@ actor DeviceCore: InteractionDevice {
         case BasicAttr.location: return .utf8(state.location)
         case BasicAttr.hardwareVersion: return .unsigned(UInt16(1))
         case BasicAttr.hardwareVersionString: return .utf8("1.0")
-        case BasicAttr.softwareVersion: return .unsigned(Self.softwareVersion)
-        case BasicAttr.softwareVersionString: return .utf8("1.0.0")
+        case BasicAttr.softwareVersion: return .unsigned(currentSoftwareVersion)
+        case BasicAttr.softwareVersionString: return .utf8(state.softwareVersionString ?? (configuredSoftwareVersion.map { "\($0).0.0" } ?? "1.0.0"))
         case BasicAttr.serialNumber: return .utf8(state.serialNumber ?? "MH-VD")
         case BasicAttr.uniqueID: return .utf8("matterhub-" + (state.serialNumber ?? "MH-VD").lowercased())
         case BasicAttr.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])

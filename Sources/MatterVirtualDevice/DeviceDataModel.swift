@@ -43,8 +43,15 @@ enum DeviceDataModel {
                                           accepted: LevelState.commandIDs, revision: 5,
                                           featureMap: Clusters.LevelControl.Feature([.onOff, .lighting]).rawValue)
 
+    /// OTA Software Update Requestor (Matter Core 11.20.7), with `--software-version`.
+    static let otaRequestor = ClusterSpec(
+        id: .otaSoftwareUpdateRequestor, attributes: OTARequestorState.attributeIDs,
+        accepted: [Clusters.OtaSoftwareUpdateRequestor.Command.announceOTAProvider],
+        events: [Clusters.OtaSoftwareUpdateRequestor.Event.stateTransition, Clusters.OtaSoftwareUpdateRequestor.Event.versionApplied,
+                 Clusters.OtaSoftwareUpdateRequestor.Event.downloadError], revision: 1)
+
     static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
-                      network: VirtualDeviceConfiguration.Network? = nil) -> [ClusterSpec] {
+                      network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false) -> [ClusterSpec] {
         typealias D = Clusters.Descriptor.Attribute
         typealias OnOff = Clusters.OnOff
         typealias ACL = Clusters.AccessControl.Attribute
@@ -87,6 +94,7 @@ enum DeviceDataModel {
             // The simulated radio's diagnostics (what a hub's network map is drawn from).
             network == .thread ? ClusterSpec(id: .threadNetworkDiagnostics, attributes: RadioDiagnostics.threadAttributes, revision: 2) : nil,
             network == .wifi ? ClusterSpec(id: .wiFiNetworkDiagnostics, attributes: RadioDiagnostics.wifiAttributes, revision: 1) : nil,
+            ota ? otaRequestor : nil,
             // Mandatory on the root node (Matter Core 11.12): NetworkInterfaces, RebootCount,
             // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
             ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
@@ -111,15 +119,15 @@ enum DeviceDataModel {
     }
 
     static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, kind: VirtualDeviceConfiguration.Kind,
-                     network: VirtualDeviceConfiguration.Network? = nil) -> ClusterSpec? {
-        specs(endpoint: endpoint, kind: kind, network: network).first { $0.id == cluster }
+                     network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false) -> ClusterSpec? {
+        specs(endpoint: endpoint, kind: kind, network: network, ota: ota).first { $0.id == cluster }
     }
 
     static let endpoints: [EndpointID] = [0, 1]
 
-    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?) -> DataModel {
+    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?, ota: Bool = false) -> DataModel {
         DataModel(endpoints: endpoints.map { ep in
-            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network).map { s in
+            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network, ota: ota).map { s in
                 DataModel.Cluster(id: s.id, attributes: Set(s.attributes).union(globals), writableAttributes: Set(s.writable),
                                   acceptedCommands: Set(s.accepted), timedCommands: Set(s.timed), events: Set(s.events))
             })

@@ -66,6 +66,9 @@ struct DeviceState: Codable, Sendable, Hashable {
     var location: String = "XX"
     /// Counts starts; also the SoftwareVersion-independent reboot counter.
     var bootCount: UInt32 = 0
+    /// The software an OTA update installed (nil: the configured one).
+    var softwareVersion: UInt32?
+    var softwareVersionString: String?
     /// The next fabric index to try (indexes are not reused right away).
     var nextFabricIndex: UInt8 = 1
     /// The simulated Wi-Fi or Thread interface's networks (absent in older state files).

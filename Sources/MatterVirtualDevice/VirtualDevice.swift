@@ -112,7 +112,7 @@ public actor VirtualDevice {
         self.clock = clock
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
-        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network)
+        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network, ota: c.softwareVersion != nil)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32)
@@ -154,6 +154,9 @@ public actor VirtualDevice {
                                           fileDesignator: Array(designator.utf8), stallTimeout: stallTimeout) { data += $0 }
         return data
     }
+
+    /// The software version it runs (an OTA update changes it).
+    public var softwareVersion: UInt32 { get async { await core.currentSoftwareVersion } }
 
     /// Changes the Thread neighbours the device reports (and tells its subscribers).
     public func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) async {
@@ -233,7 +236,12 @@ public actor VirtualDevice {
                 }
             },
             clusterChanged: { [weak self] endpoint, cluster in await self?.clusterChanged(endpoint, cluster) },
-            networkChanged: { [weak self] online in await self?.networkChanged(online) }))
+            networkChanged: { [weak self] online in await self?.networkChanged(online) },
+            otaAnnounced: { [weak self] provider, endpoint, fabric, session in
+                guard let self else { return }
+                await OTAUpdate(manager: self.manager, core: core, session: .secure(localSessionID: session), provider: provider,
+                                endpoint: endpoint, fabricIndex: fabric, log: { [weak self] in self?.log($0) }).run()
+            }))
         await manager.start()
         await core.start()
         // BasicInformation StartUp (critical), with SoftwareVersion, as a device does at boot.

@@ -49,6 +49,10 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// What the simulated radio reports in Thread or Wi-Fi Network Diagnostics (nil: the
     /// defaults for the discriminator, with no Thread neighbours).
     public var radioDiagnostics: RadioDiagnostics?
+    /// The software version it runs (nil: 1, without OTA); set, the device is an OTA Software
+    /// Update Requestor: told of a provider (AnnounceOTAProvider), it queries it, downloads the
+    /// image over BDX, checks it, "reboots" into the new version and says so.
+    public var softwareVersion: UInt32?
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,

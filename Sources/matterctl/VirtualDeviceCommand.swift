@@ -41,6 +41,9 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--thread-neighbor", "N", help: "with --network thread: a neighbour it reports, EXTADDR[:LQI[:RSSI[:RLOC16]]] "
                    + "(16 hex digits, LQI 0-3, default 3; RSSI dBm, default -60; RLOC16 hex)", repeatable: true),
             .value("--wifi-rssi", "DBM", help: "with --network wifi: the RSSI it reports (default -55)"),
+            .value("--software-version", "N", help: "the SoftwareVersion it runs (default 1); given, it is an OTA Software Update "
+                   + "Requestor: AnnounceOTAProvider makes it query the provider, download the image over BDX, check it and restart "
+                   + "into the new version"),
             .value("--fetch", "NAME", help: "once a controller has a CASE session, download NAME from it over BDX (receiver-driven, "
                    + "as an OTA requestor does) and print its size and sha256; retried for 90 s"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
@@ -77,6 +80,7 @@ struct VirtualDeviceCommand: ParsableCommand {
         }
         if let v = try args.integer("--wifi-rssi", as: Int8.self) { radio.wifiRSSI = v }
         c.radioDiagnostics = radio
+        c.softwareVersion = try args.integer("--software-version", as: UInt32.self)
         for f in args.values("--fault") {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
             c.faults.insert(fault)

@@ -2,6 +2,7 @@ import MatterBDX
 import MatterMessaging
 import Synchronization
 import Testing
+import TestSupport
 
 /// BDX messages in the layout the CHIP SDK packs (src/protocols/bdx/BdxMessages.cpp: little-endian,
 /// range control flags, optional offset and length, 64-bit only when needed), and a whole
@@ -86,8 +87,8 @@ import Testing
                                                   maxBlockSize: 1024) { got += $0; blocks += 1 }
         #expect(count == UInt64(size) && got == file)
         #expect(blocks == max(1, (size + 1023) / 1024), "\(blocks) blocks")
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(served.all == ["done"])
+        // The sender finishes when BlockAckEOF reaches it, after the receiver has returned.
+        #expect(await eventually(10) { served.all == ["done"] }, "\(served.all)")
         await receiver.shutdown()
         await sender.shutdown()
     }
@@ -122,8 +123,7 @@ import Testing
         } catch {
             if case .sink = error.kind {} else { Issue.record("not a sink error: \(error)") }
         }
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(served.all.first?.contains("0x1F") == true || served.all.first?.contains("TransferFailedUnknownError") == true,
+        #expect(await eventually(10) { served.all.first?.contains("0x1F") == true || served.all.first?.contains("TransferFailedUnknownError") == true },
                 "\(served.all)")
         // The sender cannot read its file: the receiver hears it.
         let (r3, s3, session3) = await Self.pair([1, 2, 3], failRead: true)

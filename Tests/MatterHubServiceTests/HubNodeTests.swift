@@ -97,11 +97,7 @@ import MatterTLV
     @Test func aRequestorIsOfferedAnImageAndDownloadsItOverBDX() async throws {
         let state = NSTemporaryDirectory() + "matterhub-ota-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }
-        let image = try #require(TestVectors.vectors("ota_image.json").first { $0.id == "sdk-sha256-fff1-8000-v2" }?.hex("image"))
-        let file = state + "-image.ota"
-        try Data(image).write(to: URL(fileURLWithPath: file))
-        defer { try? FileManager.default.removeItem(atPath: file) }
-        try OTAImageStore(directory: state + "/ota").add(path: file)
+        let image = try OTATestImage.add(toStateDirectory: state)
 
         var configuration = HubServer.Configuration(
             stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))

@@ -5,6 +5,7 @@ import MatterDiscovery
 import MatterHome
 import MatterHubService
 import MatterMessaging
+import MatterOTA
 import MatterServerAPI
 import MatterVirtualDevice
 import Synchronization
@@ -46,6 +47,9 @@ import MatterTLV
         // A second hub on the same state directory is refused, naming the first.
         await #expect(throws: HubLock.HeldElsewhere.self) { _ = try await HubServer(configuration, log: { _ in }) }
 
+        // An image for the light (FFF1/8000, version 2 over its 1): check_node_update offers it.
+        try OTATestImage.add(toStateDirectory: state)
+
         let script = root.appendingPathComponent("scripts/ohf-hub-check.py").path
         let child = try ChildProcess([python, script, url, device.qrCode])
         let status = await child.wait(timeout: 180)
@@ -62,6 +66,8 @@ import MatterTLV
         for name in ["GoHome", "Open", "SelectAreas"] {
             #expect(output.contains("\(name) reaches the device, which answers UnsupportedCluster"), "\(output)")
         }
+        #expect(output.contains("check_node_update offers 2 (2.0.0) from local"), "\(output)")
+        #expect(output.contains("ok   update_node of a node without an OTA Requestor says so"), "\(output)")
         // remove_node took the hub's fabric off the device.
         #expect(await device.fabricIndexes.isEmpty)
         await server.stop()

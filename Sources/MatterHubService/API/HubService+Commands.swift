@@ -68,11 +68,10 @@ extension HubService {
         case .interviewNode(let id):
             try await interview(NodeID(id))
             return .null
-        case .checkNodeUpdate:
-            // No OTA provider here: "no update" is the answer Home Assistant's update entity expects.
-            return .null
-        case .updateNode:
-            throw APIError(.updateError, "this hub cannot install software updates yet; update the device with its vendor's app")
+        case .checkNodeUpdate(let id):
+            return try await checkNodeUpdate(NodeID(id))
+        case .updateNode(let id, let version):
+            return try await updateNode(NodeID(id), to: version)
         case .diagnostics:
             return .object(["info": serverInfo().json, "nodes": .array(await nodes().map(\.json)), "events": .array(recentEvents.map(\.json))])
         case .importTestNode:

@@ -87,6 +87,9 @@ public actor NodeRuntime {
     /// interaction a node opens (a read, an invoke) to `requests` (the hub's own node), if given.
     public func start(requests: ExchangeManager.UnsolicitedHandler? = nil) async throws(HomeError) {
         let manager = try await hub.messaging()
+        manager.setSessionClosedHandler { [weak self] session in
+            Task { await self?.closedByPeer(session) }
+        }
         await manager.setHandler(for: .interactionModel) { [weak self] exchange, first in
             if first.opcode != IMOpcode.reportData.rawValue, let requests {
                 await requests(exchange, first)
@@ -273,6 +276,13 @@ public actor NodeRuntime {
     }
 
     private func event(_ nodeID: NodeID, _ event: NodeLifecycle.Event) { handle(nodeID, event) }
+
+    /// A node ended our session with it (CloseSession: it restarts, or frees the slot): the
+    /// session is lost now, not when the subscription lapses.
+    private func closedByPeer(_ session: SessionHandle) {
+        guard let nodeID = nodes.first(where: { $0.value.session == session })?.key else { return }
+        handle(nodeID, .sessionFailed)
+    }
 
     /// A tick, unless a later `.wake` replaced the timer that fired (or the node was removed).
     private func wakeFired(_ nodeID: NodeID, _ id: UInt64) {

@@ -1,0 +1,19 @@
+import Foundation
+import MatterOTA
+import Testing
+import TestSupport
+
+/// The CHIP SDK tool's images (testvectors/ota_image.json) put in a hub's image store.
+enum OTATestImage {
+    /// The image `id` (default: FFF1/8000 version 2, for the virtual light at version 1) added to
+    /// `<state>/ota`, as `matterctl ota add` does; returns its bytes.
+    @discardableResult
+    static func add(_ id: String = "sdk-sha256-fff1-8000-v2", toStateDirectory state: String) throws -> [UInt8] {
+        let image = try #require(TestVectors.vectors("ota_image.json").first { $0.id == id }?.hex("image"))
+        let file = NSTemporaryDirectory() + "ota-\(UUID().uuidString).ota"
+        try Data(image).write(to: URL(fileURLWithPath: file))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try OTAImageStore(directory: state + "/ota").add(path: file)
+        return image
+    }
+}
