@@ -56,11 +56,13 @@ func refuse(_ exchange: Exchange, _ status: BDXStatus) async {
 /// requestor downloads an image: it sends ReceiveInit, then a BlockQuery for each block, and
 /// acknowledges the last with BlockAckEOF.
 public enum BDXReceiver {
-    /// Downloads `fileDesignator` from the peer of `session`; each block goes to `sink` in order.
+    /// Downloads `fileDesignator` from the peer of `session`; each block goes to `sink` in order,
+    /// after `accepted` was told the sender's ReceiveAccept (its length, 0 when indefinite).
     /// Returns the bytes received. `stallTimeout` bounds each wait for the peer.
     nonisolated(nonsending) public static func receive(manager: ExchangeManager, session: SessionHandle, fileDesignator: [UInt8],
                                maxBlockSize: UInt16 = 1024, stallTimeout: Duration = .seconds(30),
-                               sink: ([UInt8]) throws -> Void) async throws(BDXError) -> UInt64 {
+                               accepted: (BDXReceiveAccept) -> Void = { _ in },
+                               sink: ([UInt8]) async throws -> Void) async throws(BDXError) -> UInt64 {
         let exchange: Exchange
         do { exchange = try await manager.newExchange(on: session) } catch {
             throw BDXError(.messaging(error), "cannot open a BDX exchange: \(error)")
@@ -86,6 +88,7 @@ public enum BDXReceiver {
                            "the sender chose control 0x\(String(accept.control.rawValue, radix: 16)) and blocks of \(accept.maxBlockSize) "
                            + "bytes; this receiver drives synchronously with blocks of at most \(maxBlockSize)")
         }
+        accepted(accept)
         var counter: UInt32 = 0
         var received: UInt64 = 0
         while true {
@@ -110,7 +113,7 @@ public enum BDXReceiver {
                 await refuse(exchange, .lengthTooLarge)
                 throw BDXError(.refused(.lengthTooLarge), "the sender sent \(received) bytes of a \(accept.length)-byte transfer")
             }
-            do { try sink(block.data) } catch {
+            do { try await sink(block.data) } catch {
                 await refuse(exchange, .transferFailedUnknownError)
                 throw BDXError(.sink("\(error)"), "the received data was refused: \(error)")
             }

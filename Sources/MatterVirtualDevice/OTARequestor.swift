@@ -95,8 +95,21 @@ struct OTAUpdate: Sendable {
         let designator = String(rest[rest.index(after: slash)...])
 
         await core.setUpdateState(.downloading, progress: 0)
+        // UpdateStateProgress in steps of 10% of the length the provider accepted with.
         var image: [UInt8] = []
-        _ = try await BDXReceiver.receive(manager: manager, session: session, fileDesignator: Array(designator.utf8)) { image += $0 }
+        var length: UInt64 = 0
+        var reported = 0
+        let core = self.core
+        _ = try await BDXReceiver.receive(manager: manager, session: session, fileDesignator: Array(designator.utf8),
+                                          accepted: { length = $0.length }) { block in
+            image += block
+            guard length > 0 else { return }
+            let percent = Int(min(UInt64(image.count) * 100 / length, 100))
+            if percent >= reported + 10 {
+                reported = percent
+                await core.setUpdateState(.downloading, progress: UInt8(percent))
+            }
+        }
         // The image's own checks before anything is applied: whom it is for, size, digest.
         let header = try OTAImageHeader(parsing: image, fileSize: UInt64(image.count))
         guard SHA256.hash(image[header.payloadOffset...]) == header.digest else {

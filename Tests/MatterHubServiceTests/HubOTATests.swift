@@ -50,6 +50,9 @@ import TestSupport
         #expect(offer["software_version"] == .integer(2) && offer["software_version_string"] == .string("2.0.0"), "\(offer)")
         #expect(offer["vid"] == .integer(0xFFF1) && offer["pid"] == .integer(0x8000) && offer["update_source"] == .string("local"))
         await #expect(throws: APIError.self) { _ = try await service.handle(.updateNode(nodeID: nodeID, softwareVersion: .number(3))) }
+        // A listening client (as Home Assistant's update entity) follows the requestor's state.
+        let listener = try await HubTestConnection(port: try #require(server.api.webSocket.tcpPort))
+        _ = try await listener.call("start_listening", .null)
         #expect(try await service.handle(.updateNode(nodeID: nodeID, softwareVersion: .number(2))) == .null)
 
         let clock = ContinuousClock(), start = clock.now
@@ -65,6 +68,12 @@ import TestSupport
         print("NotifyUpdateApplied: \((clock.now - start).milliseconds) ms")
         for line in ["is offered FFF1-8000-2.ota", "downloading FFF1-8000-2.ota: 100%", "applies version 2"] {
             #expect(log.contains(line), "\(line): \(log.all.withLock { $0 })")
+        }
+        // Downloading (UpdateState 4) with progress between 0 and 100 reached the client.
+        _ = try await listener.event("attribute_updated") { $0.array?[1] == .string("0/42/2") && $0.array?[2] == .integer(4) }
+        _ = try await listener.event("attribute_updated") { data in
+            guard data.array?[1] == .string("0/42/3"), let p = data.array?[2].int64 else { return false }
+            return (1...99).contains(p)
         }
         // Up to date now: nothing more to offer.
         #expect(try await service.handle(.checkNodeUpdate(nodeID: nodeID)) == .null)
