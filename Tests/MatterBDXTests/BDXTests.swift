@@ -151,7 +151,9 @@ import TestSupport
         } catch {
             if case .messaging = error.kind {} else { Issue.record("not a messaging error: \(error)") }
         }
-        #expect(clock.now - start < .seconds(5))
+        // Ended by the 300 ms stall bound, not the 30 s default nor never (a loaded CI machine
+        // took 5.9 s once: the bound is the default, not a timing figure).
+        #expect(clock.now - start < .seconds(30))
         await receiver.shutdown()
         await silent.shutdown()
     }
