@@ -9,6 +9,15 @@ import MatterCrypto
 public enum OTAImageFile {
     /// The header of the image at `path`, once its size and payload digest are verified.
     public static func inspect(path: String, chunkSize: Int = 64 * 1024) throws(OTAImageError) -> OTAImageHeader {
+        try read(path: path, verifyingDigest: true, chunkSize: chunkSize)
+    }
+
+    /// The header of the image at `path` and its size check, without reading the payload.
+    public static func header(path: String) throws(OTAImageError) -> OTAImageHeader {
+        try read(path: path, verifyingDigest: false, chunkSize: 0)
+    }
+
+    private static func read(path: String, verifyingDigest: Bool, chunkSize: Int) throws(OTAImageError) -> OTAImageHeader {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw OTAImageError(.unreadable, "cannot open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -19,6 +28,7 @@ public enum OTAImageFile {
         let size = UInt64(info.st_size)
         let prefix = try read(fd, upTo: min(Int(clamping: size), OTAImageHeader.fixedSize + Int(OTAImageHeader.maxHeaderSize)), path)
         let header = try OTAImageHeader(parsing: prefix, fileSize: size)
+        guard verifyingDigest else { return header }
         guard case .sha256 = header.digestType else {
             throw OTAImageError(.unsupportedDigest, "the image's digest is \(header.digestType); this hub checks sha-256 images only "
                                 + "(ota_image_tool.py create -da sha256)")

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import MatterTLV
 
 /// The OTA images a hub offers: a folder (owner-only) of checked images, one file per vendor,
 /// product and version, named `<VID>-<PID>-<version>.ota` in hex and decimal. Only an image that
@@ -43,11 +44,13 @@ public struct OTAImageStore: Sendable {
         return Image(name: name, header: header)
     }
 
-    /// Every stored image that still checks out, by name.
+    /// Every stored image whose header still reads, by name. Only the headers are read: each
+    /// image's digest was checked on the way in, and the requestor checks it again (a device
+    /// asks often, and images are megabytes).
     public func images() -> [Image] {
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasSuffix(".ota") }.sorted()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter(Self.isImageName).sorted()
         return names.compactMap { name in
-            (try? OTAImageFile.inspect(path: directory + "/" + name)).map { Image(name: name, header: $0) }
+            (try? OTAImageFile.header(path: directory + "/" + name)).map { Image(name: name, header: $0) }
         }
     }
 
@@ -69,8 +72,7 @@ public struct OTAImageStore: Sendable {
     }
 
     static func name(_ h: OTAImageHeader) -> String {
-        func hex(_ v: UInt16) -> String { let s = String(v, radix: 16, uppercase: true); return String(repeating: "0", count: 4 - s.count) + s }
-        return "\(hex(h.vendorID))-\(hex(h.productID))-\(h.softwareVersion).ota"
+        "\(VendorID(h.vendorID).paddedHex)-\(ProductID(h.productID).paddedHex)-\(h.softwareVersion).ota"
     }
 
     /// `XXXX-XXXX-N.ota` only: no separators, no dots but the extension's.

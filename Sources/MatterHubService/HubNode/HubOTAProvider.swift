@@ -51,7 +51,7 @@ struct HubOTAProviderServer: ClusterServer {
                 return .response(C.queryImageResponse, .structure([.unsigned(.context(P.QueryImageResponseTag.status),
                                                                              P.StatusEnum.downloadProtocolNotSupported.rawValue)]))
             }
-            let uri = "bdx://" + OTAImageStore.hex64(hubNodeID) + "/" + image.name
+            let uri = "bdx://" + NodeID(hubNodeID).paddedHex + "/" + image.name
             log("hub: node \(node) is offered \(image.name) (\(image.header.softwareVersionString)) over BDX")
             typealias T = P.QueryImageResponseTag
             return .response(C.queryImageResponse, .structure([
@@ -81,14 +81,6 @@ struct HubOTAProviderServer: ClusterServer {
         default:
             return .status(StatusIB(.unsupportedCommand))
         }
-    }
-}
-
-extension OTAImageStore {
-    /// A node ID as an ImageURI writes it: 16 uppercase hex digits.
-    static func hex64(_ v: UInt64) -> String {
-        let s = String(v, radix: 16, uppercase: true)
-        return String(repeating: "0", count: 16 - s.count) + s
     }
 }
 
