@@ -10,7 +10,9 @@ that code (a dimmable light's Level Control is checked too). Prints one line per
 is bounded.
 """
 import asyncio
+import json
 import sys
+from pathlib import Path
 
 import aiohttp
 from chip.clusters import Objects as Clusters
@@ -104,11 +106,65 @@ async def fabric_label(url, session, client):
     await other.disconnect()
 
 
+def vector_image(vector_id):
+    """An OTA image made by the CHIP SDK's ota_image_tool.py (testvectors/ota_image.json)."""
+    vectors = json.loads((Path(__file__).resolve().parent.parent / "testvectors" / "ota_image.json").read_text())["vectors"]
+    return bytes.fromhex(next(v for v in vectors if v["id"] == vector_id)["image"])
+
+
+async def ota_upload(client):
+    """Schema 13's local firmware upload, as matterjs-server has it: initiate_ota_upload gives a
+    single-use id; the raw .ota bytes go to POST /ota-upload/<id>; the answer parses into the
+    client's MatterSoftwareVersion. A corrupt image, a spent id and an unknown one are error 101."""
+    if not hasattr(client.connection, "post_ota_upload"):
+        print("ota upload: this client has no upload", flush=True)
+        return
+    from matter_server.common.errors import exception_from_error_code
+    from matter_server.common.helpers.util import dataclass_from_dict
+    from matter_server.common.models import MatterSoftwareVersion
+
+    async def upload(data):
+        """The client's own upload_ota_file once the hub reports schema 13; its two steps before."""
+        if client.server_info.schema_version >= 13:
+            return await asyncio.wait_for(client.upload_ota_file(data), 20)
+        ticket = await asyncio.wait_for(client.send_command("initiate_ota_upload"), 10)
+        status, body = await asyncio.wait_for(client.connection.post_ota_upload(ticket["upload_id"], data), 20)
+        if status != 200:
+            raise exception_from_error_code(body["error_code"])(body["message"])
+        return dataclass_from_dict(MatterSoftwareVersion, body)
+
+    ticket = await asyncio.wait_for(client.send_command("initiate_ota_upload"), 10)
+    check("initiate_ota_upload gives a 32-hex id, a lifetime and a size limit",
+          len(ticket.get("upload_id", "")) == 32 and ticket.get("expires_in") == 60 and ticket.get("max_size", 0) >= 1 << 20,
+          repr(ticket))
+    image = vector_image("sdk-sha256-minimal")
+    status, body = await asyncio.wait_for(client.connection.post_ota_upload(ticket["upload_id"], image), 20)
+    stored = dataclass_from_dict(MatterSoftwareVersion, body) if status == 200 else None
+    check("POST /ota-upload/<id> stores the image and answers its MatterSoftwareVersion",
+          stored is not None and (stored.vid, stored.pid, stored.software_version, stored.software_version_string)
+          == (0x1234, 0x5678, 0x01020304, "1.2.3.4") and stored.update_source.value == "local", f"{status} {body!r}")
+    status, body = await asyncio.wait_for(client.connection.post_ota_upload(ticket["upload_id"], image), 20)
+    check("the same id a second time is error 101", status == 400 and body.get("error_code") == 101, f"{status} {body!r}")
+    status, body = await asyncio.wait_for(client.connection.post_ota_upload("0" * 32, image), 20)
+    check("an unknown id is error 101", status == 400 and body.get("error_code") == 101, f"{status} {body!r}")
+    corrupt = bytearray(vector_image("sdk-sha256-fff1-8000-v2"))
+    corrupt[-1] ^= 0xFF
+    try:
+        await upload(bytes(corrupt))
+        check("an image whose digest is wrong is refused", False, "it was stored")
+    except MatterError as error:
+        check("an image whose digest is wrong is refused with OtaUploadError (101) saying why",
+              getattr(error, "error_code", None) == 101 and "sha-256" in str(error), f"{type(error).__name__}: {error}")
+    again = await upload(image)
+    check("an upload through the client's own path gives the same version", again.software_version == 0x01020304, repr(again))
+
+
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
         client, listen, events = await listening_client(url, session)
         await fabric_label(url, session, client)
         await credentials(client)
+        await ota_upload(client)
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
         node_id = node_data.node_id

@@ -42,7 +42,7 @@ func fuzzOne(_ input: [UInt8]) {
         let policy = RequestOriginPolicy(allowedOrigins: ["https://ha.example:8123"], allowedHosts: ["hub"])
         let loopback = RequestOriginPolicy.Listener(host: "127.0.0.1", port: 5580, isUnix: false)
         let listeners = [loopback, .init(host: "::1", port: 5580, isUnix: false), .init(host: "", port: 0, isUnix: true)]
-        let refusal = policy.refusal(of: head, on: loopback, isUpgrade: true, listeners: listeners)
+        let refusal = policy.refusal(of: head, on: loopback, checksOrigin: true, listeners: listeners)
         if refusal == nil, let host = head.header("host")?.lowercased(),
            !(host.hasPrefix("127.") || host.hasPrefix("[::1]") || host.hasPrefix("localhost") || host.hasPrefix("hub")) {
             fatalError("Host \(host) passed on loopback")

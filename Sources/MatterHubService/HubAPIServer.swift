@@ -64,12 +64,15 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
     /// The connection whose `set_default_fabric_label` counts (schema 12: the first to set it,
     /// while it stays connected), so two clients (two Home Assistants) do not overwrite each other.
     private let fabricLabelOwner = Mutex<UInt64?>(nil)
+    /// `initiate_ota_upload` and the `POST /ota-upload/<id>` it authorizes.
+    let uploads: OTAUploads
 
     init(backend: any HubBackend, httpHandler: (@Sendable (HTTPRequestHead) -> HTTPResponse?)?,
          log: @escaping @Sendable (String) -> Void) {
         self.backend = backend
         self.httpHandler = httpHandler
         self.log = log
+        uploads = OTAUploads(directory: backend.otaUploadDirectory) { path throws(APIError) in try await backend.importOTAImage(atPath: path) }
     }
 
     struct Client {
@@ -110,6 +113,10 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
                                 body: JSONWriter.encode(backend.serverInfo().json))
         }
         return httpHandler?(request)
+    }
+
+    func httpBody(for request: HTTPRequestHead, peer: String) -> HTTPBodyDecision? {
+        uploads.decision(path: request.path, peer: peer, log: log)
     }
 
     func connectionOpened(_ connection: WebSocketConnection) {
@@ -247,6 +254,15 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         }
         if case .getNetworkTopology = command {
             clients.withLock { c in c[connection.id]?.wantsTopology = true }
+        }
+        if case .initiateOtaUpload = command {
+            do throws(APIError) {
+                send(.success(messageID: id, result: try uploads.reserve(peer: connection.peer)), to: connection)
+            } catch {
+                log("api: initiate_ota_upload failed: \(error)")
+                send(.error(messageID: id, error), to: connection)
+            }
+            return
         }
         // A one-interaction command answers before it acknowledges the device's reply.
         let deferred: DeferredExchangeClose? = switch command {

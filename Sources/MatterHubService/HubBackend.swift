@@ -14,4 +14,16 @@ public protocol HubBackend: Sendable {
     /// Runs one command and returns its result (`.null` for void commands). Runs concurrently
     /// with other commands; must not wait on a device without a timeout.
     func handle(_ command: ServerCommand) async throws(APIError) -> JSONValue
+    /// Where `POST /ota-upload/<id>` stages firmware images (schema 13); nil when the hub takes none.
+    var otaUploadDirectory: String? { get }
+    /// Checks a staged `.ota` image and adds it to the images the hub offers; answers
+    /// python-matter-server's MatterSoftwareVersion, or error 101 saying why the image was refused.
+    func importOTAImage(atPath path: String) async throws(APIError) -> JSONValue
+}
+
+extension HubBackend {
+    public var otaUploadDirectory: String? { nil }
+    public func importOTAImage(atPath path: String) async throws(APIError) -> JSONValue {
+        throw APIError(.otaUploadError, "This hub takes no firmware images")
+    }
 }

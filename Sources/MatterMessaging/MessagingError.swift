@@ -1,3 +1,4 @@
+import MatterPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -69,7 +70,7 @@ extension MessagingError: CustomStringConvertible {
         case .unknownSession: return "the session no longer exists"
         case .cancelled: return "the wait for the peer was cancelled"
         case .transport(let operation, let errno):
-            return "UDP \(operation) failed: \(String(cString: strerror(errno))) (errno \(errno))"
+            return "UDP \(operation) failed: \(errnoText(errno)) (errno \(errno))"
         }
     }
 }

@@ -91,7 +91,7 @@ package enum HostResolution {
         var list: UnsafeMutablePointer<addrinfo>?
         let rc = getaddrinfo(host, String(port), &hints, &list)
         guard rc == 0, list != nil else {
-            let why = rc == EAI_SYSTEM ? String(cString: strerror(errno)) : String(cString: gai_strerror(rc))
+            let why = rc == EAI_SYSTEM ? errnoText(errno) : String(cString: gai_strerror(rc))
             return .failure(Failure(reason: why))
         }
         defer { freeaddrinfo(list) }

@@ -31,7 +31,7 @@ package enum SocketConnect {
         var failures: [String] = []
         for resolved in addresses {
             let fd = socket(resolved.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard fd >= 0 else { failures.append("\(resolved.numericHost): \(text(errno))"); continue }
+            guard fd >= 0 else { failures.append("\(resolved.numericHost): \(errnoText(errno))"); continue }
             guard watch(fd) else {
                 close(fd)
                 return .failure(Failure("cancelled", cancelled: true))
@@ -62,7 +62,7 @@ package enum SocketConnect {
             raw[bytes.count] = 0
         }
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return .failure(Failure(text(errno))) }
+        guard fd >= 0 else { return .failure(Failure(errnoText(errno))) }
         let rc = withUnsafePointer(to: &addr) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
         }
@@ -77,17 +77,15 @@ package enum SocketConnect {
     /// when connected, else why not (the caller closes `fd`).
     static func finish(_ fd: Int32, _ rc: Int32, timeout: Double) -> String? {
         if rc == 0 { return nil }
-        guard errno == EINPROGRESS || errno == EAGAIN else { return text(errno) }
+        guard errno == EINPROGRESS || errno == EAGAIN else { return errnoText(errno) }
         var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         let ms = max(Int32(clamping: Int((timeout * 1000).rounded(.up))), 1)
         var ready: Int32
         repeat { ready = poll(&p, 1, ms) } while ready < 0 && errno == EINTR
-        guard ready == 1 else { return ready == 0 ? "no answer within \(String(seconds: timeout))" : text(errno) }
+        guard ready == 1 else { return ready == 0 ? "no answer within \(String(seconds: timeout))" : errnoText(errno) }
         var soError: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { return text(errno) }
-        return soError == 0 ? nil : text(soError)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &length) == 0 else { return errnoText(errno) }
+        return soError == 0 ? nil : errnoText(soError)
     }
-
-    static func text(_ e: Int32) -> String { String(cString: strerror(e)) }
 }

@@ -1,7 +1,8 @@
 /// The error codes of the Matter Server API (python-matter-server `common/errors.py`).
 ///
 /// A closed set on purpose: the 8.1.2 client looks each code up in a table of exactly these, and
-/// any other code ends its listen loop. Nothing outside 0-11 can be sent.
+/// any other code ends its listen loop. Codes 0-11 answer every command; the OHF extensions
+/// (100, 101) answer only commands of schema 12 and later, which that client never sends.
 public enum ErrorCode: Int, Hashable, Sendable, CaseIterable {
     case unknownError = 0
     case nodeCommissionFailed = 1
@@ -19,6 +20,11 @@ public enum ErrorCode: Int, Hashable, Sendable, CaseIterable {
     case invalidCommand = 9
     case updateCheckError = 10
     case updateError = 11
+    /// An ICD command the node cannot take from this fabric (matterjs-server's IcdMultiAdmin).
+    case icdMultiAdmin = 100
+    /// `initiate_ota_upload` / `POST /ota-upload/<id>` refused: no slot, an unknown, used or
+    /// expired id, or an image that does not check out.
+    case otaUploadError = 101
 
     /// The class name the Python client raises for this code.
     public var name: String {
@@ -35,6 +41,8 @@ public enum ErrorCode: Int, Hashable, Sendable, CaseIterable {
         case .invalidCommand: return "InvalidCommand"
         case .updateCheckError: return "UpdateCheckError"
         case .updateError: return "UpdateError"
+        case .icdMultiAdmin: return "IcdMultiAdmin"
+        case .otaUploadError: return "OtaUploadError"
         }
     }
 }

@@ -125,10 +125,8 @@ final class HTTPConnection {
     private func failure(errno e: Int32, _ doing: String) -> HTTPConnectionError {
         if cancellation.isCancelled { return HTTPConnectionError(reason: "cancelled") }
         if e == EAGAIN || e == EWOULDBLOCK { return HTTPConnectionError(reason: "no data from the server for \(String(seconds: timeout))") }
-        return HTTPConnectionError(reason: "\(doing) failed: \(Self.text(e))")
+        return HTTPConnectionError(reason: "\(doing) failed: \(errnoText(e))")
     }
-
-    static func text(_ e: Int32) -> String { String(cString: strerror(e)) }
 
     // MARK: - Connecting
 
@@ -153,7 +151,7 @@ final class HTTPConnection {
             let e = errno
             cancellation.detach()
             _ = Glibc.close(fd)
-            throw HTTPConnectionError(reason: text(e))
+            throw HTTPConnectionError(reason: errnoText(e))
         }
         return fd
     }

@@ -81,16 +81,16 @@ struct TrustStoreDocument: Codable, Sendable, Equatable {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw TrustStoreError(.storage, "cannot write \(temporary): \(String(cString: strerror(errno)))")
+            throw TrustStoreError(.storage, "cannot write \(temporary): \(errnoText(errno))")
         }
         let written = FileDescriptorIO.writeAll(fd, [UInt8](data)) && fsync(fd) == 0
-        let reason = String(cString: strerror(errno))
+        let reason = errnoText(errno)
         if close(fd) != 0 || !written {
             unlink(temporary)
-            throw TrustStoreError(.storage, "cannot write \(temporary): \(written ? String(cString: strerror(errno)) : reason)")
+            throw TrustStoreError(.storage, "cannot write \(temporary): \(written ? errnoText(errno) : reason)")
         }
         guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
+            let reason = errnoText(errno)
             try? FileManager.default.removeItem(atPath: temporary)
             throw TrustStoreError(.storage, "cannot replace \(path): \(reason)")
         }

@@ -187,6 +187,12 @@ extension HTTPHeaderFields {
         return values.isEmpty ? nil : values.joined(separator: ", ")
     }
 
+    /// The Content-Length, when it is one non-negative decimal number.
+    public var contentLength: Int? {
+        guard let text = header("content-length"), !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return Int(text)
+    }
+
     /// Whether the comma-separated header `name` lists `token` (case-insensitive).
     public func headerHasToken(_ name: String, _ token: String) -> Bool {
         guard let v = header(name) else { return false }

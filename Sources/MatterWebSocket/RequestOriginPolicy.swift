@@ -4,9 +4,10 @@
 /// - **Host** (DNS rebinding): on a loopback listener every request must name a loopback address,
 ///   `localhost` or one of ``allowedHosts``: a page on `evil.example` that resolves to 127.0.0.1
 ///   sends `Host: evil.example`. Other listeners need the token, which decides there.
-/// - **Origin** (cross-site WebSocket): a browser always sends `Origin` on an upgrade; the upgrade
-///   is refused unless it is one of the server's own origins (each TCP listen address, `localhost`
-///   for loopback ones, the request's own `Host`, which passed the check above) or one of
+/// - **Origin** (cross-site WebSocket and upload): a browser always sends `Origin` on an upgrade
+///   and on a POST (`checksOrigin`); the request is refused unless it is one of the server's own
+///   origins (each TCP listen address, `localhost` for loopback ones, the request's own `Host`,
+///   which passed the check above) or one of
 ///   ``allowedOrigins``. Native clients (Home Assistant's) send no `Origin` and are not affected.
 public struct RequestOriginPolicy: Sendable, Hashable {
     /// Extra origins (`https://ha.example:8123`), compared in ``normalizedOrigin(_:)`` form.
@@ -35,7 +36,7 @@ public struct RequestOriginPolicy: Sendable, Hashable {
     }
 
     /// nil when the request may go on; else the 403 (or 400) that refuses it, saying why.
-    public func refusal(of head: HTTPRequestHead, on listener: Listener, isUpgrade: Bool,
+    public func refusal(of head: HTTPRequestHead, on listener: Listener, checksOrigin: Bool,
                         listeners: [Listener]) -> HTTPResponse? {
         guard !listener.isUnix else { return nil }  // owner-only; no browser reaches it
         let host = head.header("host")
@@ -52,13 +53,13 @@ public struct RequestOriginPolicy: Sendable, Hashable {
                     """)
             }
         }
-        guard isUpgrade, let origin = head.header("origin") else { return nil }
+        guard checksOrigin, let origin = head.header("origin") else { return nil }
         if let normalized = Self.normalizedOrigin(origin), ownOrigins(host: host, listeners: listeners).contains(normalized)
             || allowedOrigins.contains(normalized) {
             return nil
         }
         return .text(403, "Forbidden", """
-            Origin '\(origin)' may not open the hub's WebSocket: only pages the hub serves itself may (a web \
+            Origin '\(origin)' may not \(head.method == "POST" ? "upload to the hub" : "open the hub's WebSocket"): only pages the hub serves itself may (a web \
             page on another site must not control the home). To allow another origin, start the hub with \
             'matterctl hub serve --allow-origin \(origin == "null" ? "ORIGIN" : origin)'.
             """)

@@ -1,11 +1,10 @@
+import MatterPlatform
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Thin POSIX socket helpers for the server (non-blocking, close-on-exec).
 enum Sockets {
-    static func errorText(_ e: Int32) -> String { String(cString: strerror(e)) }
-
     /// A listening TCP socket on a numeric address; returns the fd and the bound port.
     static func listenTCP(host: String, port: UInt16) throws(WebSocketServerError) -> (fd: Int32, port: UInt16) {
         let address = ListenAddress.tcp(host: host, port: port).description
@@ -98,7 +97,7 @@ enum Sockets {
     }
 
     static func failure(_ address: String, _ operation: String, _ e: Int32) -> WebSocketServerError {
-        WebSocketServerError(address: address, operation: operation, errno: e, detail: errorText(e))
+        WebSocketServerError(address: address, operation: operation, errno: e, detail: errnoText(e))
     }
 
     static func localPort(_ fd: Int32) -> UInt16 {

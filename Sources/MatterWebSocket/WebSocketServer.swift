@@ -24,6 +24,8 @@ public final class WebSocketServer: Sendable {
     private let wakePipe: (read: Int32, write: Int32)
     private let control = Mutex(Control())
     private let stopped = Mutex<Bool>(false)
+    /// Answers to POST bodies handed to a sink, by peer serial, waiting for the I/O thread.
+    private let bodyAnswers = Mutex<[UInt64: HTTPResponse]>([:])
 
     private struct Listener: Sendable {
         let fd: Int32
@@ -153,6 +155,19 @@ public final class WebSocketServer: Sendable {
 
     fileprivate var stopRequested: Bool { control.withLock { $0.stopRequested } }
 
+    /// Hands a sink's answer to the I/O thread (any thread, once per upload).
+    fileprivate func answerBody(of serial: UInt64, with response: HTTPResponse) {
+        bodyAnswers.withLock { $0[serial] = response }
+        wake()
+    }
+
+    fileprivate func takeBodyAnswers() -> [UInt64: HTTPResponse] {
+        bodyAnswers.withLock { a in
+            defer { a = [:] }
+            return a
+        }
+    }
+
     fileprivate func wake() {
         var one: UInt8 = 1
         _ = write(wakePipe.write, &one, 1)
@@ -168,6 +183,7 @@ public final class WebSocketServer: Sendable {
         let server: WebSocketServer
         var connections: [Int32: Peer] = [:]
         var nextID: UInt64 = 1
+        var nextPeerSerial: UInt64 = 1
         var shuttingDownSince: ContinuousClock.Instant?
 
         init(server: WebSocketServer) { self.server = server }
@@ -210,6 +226,7 @@ public final class WebSocketServer: Sendable {
                         readable(fd)
                     }
                 }
+                deliverBodyAnswers()
                 // Outboxes may have been filled, and handled messages released, from other threads
                 // whatever poll said.
                 for fd in Array(connections.keys) {
@@ -244,8 +261,9 @@ public final class WebSocketServer: Sendable {
                     continue
                 }
                 let name = listener.isUnix ? "unix" : Sockets.peerName(fd)
-                let peer = Peer(fd: fd, name: name, listener: listener.policy,
+                let peer = Peer(fd: fd, serial: nextPeerSerial, name: name, listener: listener.policy,
                                 deadline: .now + config.handshakeTimeout, maxMessageSize: config.maxMessageSize)
+                nextPeerSerial += 1
                 makeRoomForHandshake(of: peer)
                 connections[fd] = peer
             }
@@ -281,7 +299,7 @@ public final class WebSocketServer: Sendable {
                 }
                 if n < 0 {
                     if errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR { return }
-                    drop(fd, code: nil, reason: "read failed: \(Sockets.errorText(errno))")
+                    drop(fd, code: nil, reason: "read failed: \(errnoText(errno))")
                     return
                 }
                 peer.lastHeard = .now
@@ -323,15 +341,87 @@ public final class WebSocketServer: Sendable {
                         return
                     }
                 }
+            case .receivingBody(let sink, let remaining):
+                bodyBytes(peer, sink, remaining, bytes)
+            case .awaitingAnswer:
+                break  // anything past the body is not read
             case .httpOnly:
-                break
+                // The rest of a refused body: read and dropped, then the connection closes.
+                peer.discardRemaining = max(0, peer.discardRemaining - bytes.count)
+            }
+        }
+
+        /// A POST the delegate takes: checks its length, then streams its body into the sink.
+        mutating func startBody(_ peer: Peer, _ head: HTTPRequestHead, leftover: [UInt8]) {
+            guard let decision = server.delegate.httpBody(for: head, peer: peer.name) else {
+                respond(peer, HTTPResponse(status: 405, reason: "Method Not Allowed", headers: ["Allow": "GET, HEAD"]),
+                        discarding: (head.contentLength ?? 0) - leftover.count)
+                return
+            }
+            switch decision {
+            case .refuse(let response):
+                respond(peer, response, discarding: (head.contentLength ?? 0) - leftover.count)
+            case .accept(let sink, let maxBytes):
+                guard head.header("transfer-encoding") == nil, let length = head.contentLength else {
+                    sink.abandon()
+                    respond(peer, .text(411, "Length Required", "Send the body with a Content-Length (no chunked encoding)."))
+                    return
+                }
+                guard length <= maxBytes else {
+                    sink.abandon()
+                    respond(peer, .text(413, "Content Too Large", "The body is \(length) bytes; this hub takes at most \(maxBytes)."),
+                            discarding: length - leftover.count)
+                    return
+                }
+                if head.headerHasToken("expect", "100-continue") {
+                    peer.writeBuffer = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    peer.writeOffset = 0
+                }
+                peer.phase = .receivingBody(sink, remaining: length)
+                peer.deadline = .now + config.bodyIdleTimeout
+                bodyBytes(peer, sink, length, leftover[...])
+            }
+        }
+
+        func bodyBytes(_ peer: Peer, _ sink: any HTTPBodySink, _ remaining: Int, _ bytes: ArraySlice<UInt8>) {
+            let part = bytes.prefix(remaining)
+            if !part.isEmpty, let refusal = sink.write(part) {
+                sink.abandon()
+                respond(peer, refusal, discarding: remaining - part.count)
+                return
+            }
+            let left = remaining - part.count
+            guard left == 0 else {
+                peer.phase = .receivingBody(sink, remaining: left)
+                peer.deadline = .now + config.bodyIdleTimeout
+                return
+            }
+            peer.phase = .awaitingAnswer
+            peer.deadline = .now + config.bodyAnswerTimeout
+            let server = self.server, serial = peer.serial
+            sink.finish { response in server.answerBody(of: serial, with: response) }
+        }
+
+        /// Sends the answers sinks gave since the last round to their peers, if still there.
+        func deliverBodyAnswers() {
+            let answers = server.takeBodyAnswers()
+            guard !answers.isEmpty else { return }
+            for peer in connections.values {
+                guard case .awaitingAnswer = peer.phase, let answer = answers[peer.serial] else { continue }
+                respond(peer, answer)
             }
         }
 
         mutating func handshake(_ peer: Peer, _ head: HTTPRequestHead, leftover: [UInt8]) {
-            if let refusal = config.originPolicy.refusal(of: head, on: peer.listener, isUpgrade: head.headerHasToken("upgrade", "websocket"),
+            // A browser sends Origin on an upgrade and on a POST: both are checked.
+            let checksOrigin = head.headerHasToken("upgrade", "websocket") || head.method == "POST"
+            if let refusal = config.originPolicy.refusal(of: head, on: peer.listener, checksOrigin: checksOrigin,
                                                          listeners: server.listeners.map(\.policy)) {
-                respond(peer, refusal)
+                respond(peer, refusal, discarding: (head.contentLength ?? 0) - leftover.count)
+                return
+            }
+            if head.method == "POST", head.path != config.path {
+                startBody(peer, head, leftover: leftover)
                 return
             }
             let tokenNeeded = peer.isUnix ? (config.tokenRequiredOnUnixSocket ? config.token : nil) : config.token
@@ -386,13 +476,15 @@ public final class WebSocketServer: Sendable {
             }
         }
 
-        /// A non-upgrade response: write it, then close.
-        func respond(_ peer: Peer, _ response: HTTPResponse) {
+        /// A non-upgrade response: write it, then close. When `discarding` bytes of a body are
+        /// still to come, they are read and dropped first (within ``WebSocketServerConfiguration/bodyIdleTimeout``):
+        /// closing with unread input resets the connection, and the client would not see the answer.
+        func respond(_ peer: Peer, _ response: HTTPResponse, discarding: Int = 0) {
             peer.phase = .httpOnly
-            peer.writeBuffer = response.encoded
-            peer.writeOffset = 0
+            peer.writeBuffer += response.encoded  // after a 100 Continue still being written
             peer.finishAfterWrite = true
-            peer.deadline = .now + config.closeTimeout
+            peer.discardRemaining = max(0, discarding)
+            peer.deadline = .now + (peer.discardRemaining > 0 ? config.bodyIdleTimeout : config.closeTimeout)
         }
 
         mutating func frames(_ peer: Peer) {
@@ -500,6 +592,7 @@ public final class WebSocketServer: Sendable {
                             }
                         }
                     } else if peer.finishAfterWrite {
+                        if peer.discardRemaining > 0 { return }  // the rest of a refused body first
                         drop(fd, code: peer.closeCode, reason: peer.closeReason)
                         return
                     } else {
@@ -515,7 +608,7 @@ public final class WebSocketServer: Sendable {
                         peer.connection?.noteWritten()
                         return
                     }
-                    drop(fd, code: nil, reason: "write failed: \(Sockets.errorText(errno))")
+                    drop(fd, code: nil, reason: "write failed: \(errnoText(errno))")
                     return
                 }
                 peer.writeOffset += n
@@ -571,6 +664,8 @@ public final class WebSocketServer: Sendable {
                 guard let deadline = peer.deadline, now >= deadline else { continue }
                 switch peer.phase {
                 case .handshake: respond(peer, .text(408, "Request Timeout", "The upgrade request did not arrive in time."))
+                case .awaitingAnswer:
+                    respond(peer, .text(503, "Service Unavailable", "The hub did not finish with the upload in time; try again."))
                 default: drop(fd, code: peer.closeCode, reason: peer.closeReason.isEmpty ? "timed out" : peer.closeReason)
                 }
             }
@@ -596,6 +691,7 @@ public final class WebSocketServer: Sendable {
 
         mutating func drop(_ fd: Int32, code: WebSocketCloseCode?, reason: String) {
             guard let peer = connections.removeValue(forKey: fd) else { return }
+            if case .receivingBody(let sink, _) = peer.phase { sink.abandon() }
             peer.connection?.outbox.withLock { box in
                 box.state = .closed
                 box.directFD = nil  // before close(fd): the number may be reused at once
@@ -612,8 +708,16 @@ public final class WebSocketServer: Sendable {
 
     /// One socket's state, owned by the I/O thread.
     private final class Peer {
-        enum Phase { case handshake, open, closing, httpOnly }
+        enum Phase {
+            case handshake, open, closing, httpOnly
+            /// A POST body on its way into a sink.
+            case receivingBody(any HTTPBodySink, remaining: Int)
+            /// The body is in; the sink's answer is awaited (``WebSocketServer/answerBody(of:with:)``).
+            case awaitingAnswer
+        }
         let fd: Int32
+        /// Unique for the server's life (a file descriptor is reused at once).
+        let serial: UInt64
         let name: String
         let listener: RequestOriginPolicy.Listener
         var isUnix: Bool { listener.isUnix }
@@ -640,6 +744,8 @@ public final class WebSocketServer: Sendable {
         /// Pongs and close frames: written before queued messages.
         var control: [[UInt8]] = []
         var finishAfterWrite = false
+        /// Bytes of a refused body still to be read and dropped before closing.
+        var discardRemaining = 0
         var closeFrameQueuedByApp = false
         var appCloseCode: WebSocketCloseCode?
         var appCloseReason: String?
@@ -648,8 +754,10 @@ public final class WebSocketServer: Sendable {
         var notified = false
         var deadline: ContinuousClock.Instant?
 
-        init(fd: Int32, name: String, listener: RequestOriginPolicy.Listener, deadline: ContinuousClock.Instant, maxMessageSize: Int) {
+        init(fd: Int32, serial: UInt64, name: String, listener: RequestOriginPolicy.Listener, deadline: ContinuousClock.Instant,
+             maxMessageSize: Int) {
             self.fd = fd
+            self.serial = serial
             self.name = name
             self.listener = listener
             self.address = listener.isUnix ? "unix" : (name.lastIndex(of: ":").map { String(name[..<$0]) } ?? name)
@@ -663,7 +771,8 @@ public final class WebSocketServer: Sendable {
             guard isUnix == unix else { return false }
             switch phase {
             case .handshake, .httpOnly: return true
-            case .open, .closing: return false
+            // An upload holds its own socket for its length, not a handshake slot.
+            case .open, .closing, .receivingBody, .awaitingAnswer: return false
             }
         }
 

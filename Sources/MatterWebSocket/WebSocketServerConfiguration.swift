@@ -66,6 +66,11 @@ public struct WebSocketServerConfiguration: Sendable {
     public var handshakeTimeout: Duration
     /// After our close frame, how long to wait for the client's before dropping it.
     public var closeTimeout: Duration
+    /// A POST body (an upload) that sends nothing for this long is dropped; so is the rest of a
+    /// refused body.
+    public var bodyIdleTimeout: Duration
+    /// How long the application may take to answer a complete body before the client gets 503.
+    public var bodyAnswerTimeout: Duration
 
     public init(addresses: [ListenAddress] = ListenAddress.loopback(port: 5580), path: String = "/ws", token: String? = nil,
                 tokenRequiredOnUnixSocket: Bool = false, originPolicy: RequestOriginPolicy = RequestOriginPolicy(),
@@ -74,7 +79,8 @@ public struct WebSocketServerConfiguration: Sendable {
                 maxQueuedMessages: Int = 4096, maxQueuedBytes: Int = 8 << 20, backlogBytes: Int = 1 << 20,
                 maxTotalQueuedBytes: Int = 64 << 20, maxMessagesInFlight: Int = 32, maxBytesInFlight: Int = 4 << 20,
                 pingInterval: Duration = .seconds(30), handshakeTimeout: Duration = .seconds(10),
-                closeTimeout: Duration = .seconds(2)) {
+                closeTimeout: Duration = .seconds(2), bodyIdleTimeout: Duration = .seconds(30),
+                bodyAnswerTimeout: Duration = .seconds(120)) {
         self.addresses = addresses
         self.path = path
         self.token = token
@@ -94,6 +100,8 @@ public struct WebSocketServerConfiguration: Sendable {
         self.pingInterval = pingInterval
         self.handshakeTimeout = handshakeTimeout
         self.closeTimeout = closeTimeout
+        self.bodyIdleTimeout = bodyIdleTimeout
+        self.bodyAnswerTimeout = bodyAnswerTimeout
     }
 }
 
@@ -102,6 +110,9 @@ public struct WebSocketServerConfiguration: Sendable {
 public protocol WebSocketServerDelegate: AnyObject, Sendable {
     /// A plain HTTP GET/HEAD that is not the WebSocket path (`/`, `/info`, static files); nil for 404.
     func httpResponse(for request: HTTPRequestHead) -> HTTPResponse?
+    /// A POST (after the origin policy; the token is the application's to check, as an upload
+    /// id can stand for it): where its body goes, or nil for 405. `peer` is the client's address.
+    func httpBody(for request: HTTPRequestHead, peer: String) -> HTTPBodyDecision?
     /// A connection completed its upgrade; frames sent now follow the 101 response.
     func connectionOpened(_ connection: WebSocketConnection)
     /// A message arrived. It counts against the connection's in-flight limits until the

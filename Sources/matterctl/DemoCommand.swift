@@ -1,3 +1,4 @@
+import MatterPlatform
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -27,6 +28,6 @@ struct DemoCommand: ParsableCommand {
         let argv0 = strdup("/bin/bash"), argv1 = strdup(script)
         var cargs: [UnsafeMutablePointer<CChar>?] = [argv0, argv1, nil]
         execv("/bin/bash", &cargs)
-        throw CommandFailure("cannot run \(script): \(String(cString: strerror(errno)))")
+        throw CommandFailure("cannot run \(script): \(errnoText(errno))")
     }
 }

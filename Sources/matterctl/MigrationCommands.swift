@@ -1,3 +1,4 @@
+import MatterPlatform
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -75,7 +76,7 @@ struct ImportCommand: ParsableCommand {
             }
             let aside = "\(state).replaced-\(Int(Date().timeIntervalSince1970))"
             guard rename(state, aside) == 0 else {
-                throw CommandFailure("cannot move \(state) aside to \(aside): \(String(cString: strerror(errno)))")
+                throw CommandFailure("cannot move \(state) aside to \(aside): \(errnoText(errno))")
             }
             backup = aside
         }

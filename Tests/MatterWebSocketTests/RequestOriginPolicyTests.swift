@@ -16,7 +16,7 @@ struct RequestOriginPolicyTests {
 
     func status(_ headers: String, policy: RequestOriginPolicy = RequestOriginPolicy(), on listener: RequestOriginPolicy.Listener = loopback,
                 upgrade: Bool = true, version: String = "HTTP/1.1") throws -> Int? {
-        policy.refusal(of: try head(headers, version: version), on: listener, isUpgrade: upgrade,
+        policy.refusal(of: try head(headers, version: version), on: listener, checksOrigin: upgrade,
                        listeners: Self.listeners + (listener == Self.lan ? [Self.lan] : []))?.status
     }
 

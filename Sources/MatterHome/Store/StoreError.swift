@@ -1,3 +1,4 @@
+import MatterPlatform
 import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
@@ -85,7 +86,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .sqlite(let code, let message, let operation):
             return "store: \(operation) failed: SQLite error \(code) (\(message))"
         case .io(let operation, let path, let err):
-            return "store: \(operation) \(path) failed: \(String(cString: strerror(err))) (errno \(err))"
+            return "store: \(operation) \(path) failed: \(errnoText(err)) (errno \(err))"
         case .readOnly(let path): return "store: \(path) is read-only"
         case .schemaTooNew(let found, let supported):
             return "store: database schema version \(found) is newer than this MatterHub supports (\(supported))"

@@ -46,6 +46,9 @@ extension HubService {
             return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
         case .getNetworkTopology(let refresh):
             return await networkTopology(refresh: refresh)
+        case .initiateOtaUpload:
+            // The API server answers it: the id is bound to the asking connection's address.
+            throw APIError(.otaUploadError, "initiate_ota_upload is answered by the hub's WebSocket server; send it there")
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:

@@ -48,6 +48,21 @@ extension HubService {
         ])
     }
 
+    public var otaUploadDirectory: String? { node.imageStore.map { $0.directory + "/uploads" } }
+
+    /// An uploaded image (`POST /ota-upload/<id>`), checked and added as `matterctl ota add` does.
+    public func importOTAImage(atPath path: String) async throws(APIError) -> JSONValue {
+        guard let store = node.imageStore else { throw APIError(.otaUploadError, "This hub takes no firmware images") }
+        do {
+            let image = try store.add(path: path)
+            let h = image.header
+            logger("hub: uploaded OTA image stored as \(image.name) (version \(h.softwareVersion) \"\(h.softwareVersionString)\")")
+            return Self.softwareVersionJSON(image)
+        } catch {
+            throw APIError(.otaUploadError, "The uploaded image was refused: \(error.description)")
+        }
+    }
+
     func checkNodeUpdate(_ id: NodeID) async throws(APIError) -> JSONValue {
         try await availableUpdate(id, for: "check_node_update").map(Self.softwareVersionJSON) ?? .null
     }

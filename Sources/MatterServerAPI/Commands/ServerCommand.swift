@@ -58,6 +58,9 @@ public enum ServerCommand: Hashable, Sendable {
     /// The network graph (schema 13); `refresh` reads the Thread and Wi-Fi diagnostics from every
     /// available node first. The connection then gets `network_topology_updated`.
     case getNetworkTopology(refresh: Bool)
+    /// A single-use id for one `POST /ota-upload/<id>` of a `.ota` image (schema 13): the
+    /// server answers it itself, binding the id to the connection's address.
+    case initiateOtaUpload
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -95,6 +98,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
         case .getNetworkTopology: return .getNetworkTopology
+        case .initiateOtaUpload: return .initiateOtaUpload
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -162,6 +166,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
         case .getNetworkTopology: return .getNetworkTopology(refresh: try a.optional("refresh") ?? false)
+        case .initiateOtaUpload: return .initiateOtaUpload
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,

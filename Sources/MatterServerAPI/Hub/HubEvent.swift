@@ -126,7 +126,7 @@ public struct HubAPIError: Error, Hashable, Sendable, CustomStringConvertible {
         guard let codeValue = frame["error_code"] else { return nil }
         let r = try ObjectReader(frame, context: "error result")
         guard let raw = Int.read(codeValue), let code = ErrorCode(rawValue: raw) else {
-            throw .invalidArguments("error result: 'error_code' must be one of 0...11")
+            throw .invalidArguments("error result: 'error_code' must be one of 0...11, 100, 101")
         }
         let failure = try r.optional("commissioning", JSONValue.self).map { v throws(APIError) in try HubCommissioningFailure(json: v) }
         return (try r.required("message_id"),

@@ -134,7 +134,7 @@ enum Output {
     /// Standard input to its end (a pipe or a redirected file), or a failure naming `what`.
     static func readStandardInput(_ what: String) throws -> [UInt8] {
         guard let bytes = FileDescriptorIO.readStandardInput() else {
-            throw CommandFailure("cannot read \(what) from stdin: \(String(cString: strerror(errno)))")
+            throw CommandFailure("cannot read \(what) from stdin: \(errnoText(errno))")
         }
         return bytes
     }
