@@ -16,6 +16,7 @@ import asyncio
 import sys
 
 import aiohttp
+from matter_server.common.errors import MatterError
 from matter_server.common.helpers.util import dataclass_from_dict
 from matter_server.common.models import EventType, NetworkTopology
 
@@ -30,6 +31,46 @@ def link(topology, a, b):
         if (c.source, c.target) == (b, a):
             return c, c.target_to_source, c.source_to_target
     return None, None, None
+
+
+async def thread_diagnostics(client, events, ext_a, ext_b):
+    """Schema 12's get_thread_diagnostics as matter-python-client sends it: every network's batch
+    at once (a refresh follows as thread_diagnostics_updated), one network's by ext_pan_id, an
+    unknown network's empty batch, a malformed id refused with error 8."""
+    async def ask(**args):
+        if client.server_info.schema_version >= 12:
+            return await asyncio.wait_for(client.get_thread_diagnostics(**args), 30)
+        return await asyncio.wait_for(client.send_command("get_thread_diagnostics", **args), 30)
+
+    batches = await ask()
+    check("get_thread_diagnostics gives one batch per Thread network",
+          isinstance(batches, list) and len(batches) == 1, repr(batches))
+    batch = batches[0] if batches else {}
+    check("the batch names the network the nodes joined, from the hub's nodes",
+          (batch.get("extPanIdHex"), batch.get("networkName"), batch.get("source")) == ("39758EC8144B07FB", "OpenThread-5938", "matter")
+          and isinstance(batch.get("collectedAt"), int) and "partialReason" not in batch, repr(batch))
+    found = {n.get("extMacAddress"): n for n in batch.get("nodes", [])}
+    node_a, node_b = found.get(ext_a), found.get(ext_b)
+    check("A is a full Thread device that keeps its radio on, B an end device",
+          node_a and node_a.get("mode") == {"rxOnWhenIdle": True, "ftd": True, "fullNetworkData": True}
+          and node_b and node_b.get("mode") == {"rxOnWhenIdle": True, "ftd": False, "fullNetworkData": False}, repr(found))
+    check("each node has its RLOC16 and the partition's leader data",
+          node_a and isinstance(node_a.get("rloc16"), int) and (node_a.get("leaderData") or {}).get("partitionId") == 0x4D480001,
+          repr(node_a))
+    update = await wait_for(events, lambda e: e[0] == EventType.THREAD_DIAGNOSTICS_UPDATED, 30)
+    check("the background refresh arrives as thread_diagnostics_updated",
+          update is not None and update[1].get("extPanIdHex") == "39758EC8144B07FB", repr(update))
+    one = await ask(ext_pan_id="39758ec8144b07fb", force=True)
+    check("ext_pan_id (any case) with force gives that network's batch after reading the nodes again",
+          isinstance(one, dict) and one.get("extPanIdHex") == "39758EC8144B07FB" and len(one.get("nodes", [])) == 2, repr(one))
+    other = await ask(ext_pan_id="0000000000000001")
+    check("a network none of the hub's nodes is on gives an empty batch saying so",
+          isinstance(other, dict) and other.get("nodes") == [] and other.get("partialReason") == "no_source", repr(other))
+    try:
+        await asyncio.wait_for(client.send_command("get_thread_diagnostics", ext_pan_id="not-hex"), 10)
+        check("a malformed ext_pan_id is refused", False, "it was accepted")
+    except MatterError as error:
+        check("a malformed ext_pan_id is refused with InvalidArguments (8)", getattr(error, "error_code", None) == 8, repr(error))
 
 
 async def main(url, a, b, c, ext_a, ext_b, ext_x):
@@ -78,6 +119,8 @@ async def main(url, a, b, c, ext_a, ext_b, ext_x):
         check("without refresh the same graph comes from the cache",
               sorted(n.id for n in cached.nodes) == sorted(nodes) and len(cached.connections) == len(topology.connections),
               repr(cached))
+
+        await thread_diagnostics(client, events, ext_a, ext_b)
 
         print("asked", flush=True)
 

@@ -93,6 +93,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         /// Sent `get_network_topology`: gets `network_topology_updated` (a schema 11 client, which
         /// never asks, would drop the connection on the unknown event).
         var wantsTopology = false
+        /// Sent `get_thread_diagnostics` or `get_thread_border_routers`: gets `thread_diagnostics_updated`.
+        var wantsThreadDiagnostics = false
         /// Messages in the inbox that `serve` has not finished handing off yet.
         var queued = 0
         /// Events held while the client reads slowly (nil while it keeps up).
@@ -252,8 +254,10 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             send(.success(messageID: id, result: .null), to: connection)
             return
         }
-        if case .getNetworkTopology = command {
-            clients.withLock { c in c[connection.id]?.wantsTopology = true }
+        switch command {
+        case .getNetworkTopology: clients.withLock { c in c[connection.id]?.wantsTopology = true }
+        case .getThreadDiagnostics, .getThreadBorderRouters: clients.withLock { c in c[connection.id]?.wantsThreadDiagnostics = true }
+        default: break
         }
         if case .initiateOtaUpload = command {
             do throws(APIError) {
@@ -455,6 +459,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             return true
         case .networkTopologyUpdated:
             return client.wantsTopology
+        case .threadDiagnosticsUpdated:
+            return client.wantsThreadDiagnostics
         }
     }
 }

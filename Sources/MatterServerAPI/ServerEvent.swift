@@ -1,6 +1,7 @@
-/// The names of the events a server may send: the 9 the 8.1.2 client knows, and schema 13's
-/// `network_topology_updated`. Any other name crashes the 8.1.2 client's listen loop, so a newer
-/// event goes only to a connection that asked for it (`get_network_topology`).
+/// The names of the events a server may send: the 9 the 8.1.2 client knows, schema 12's
+/// `thread_diagnostics_updated` and schema 13's `network_topology_updated`. Any other name crashes
+/// the 8.1.2 client's listen loop, so a newer event goes only to a connection that asked for it
+/// (`get_thread_diagnostics` or `get_thread_border_routers`; `get_network_topology`).
 public enum EventName: String, Hashable, Sendable, CaseIterable {
     case nodeAdded = "node_added"
     case nodeUpdated = "node_updated"
@@ -12,6 +13,7 @@ public enum EventName: String, Hashable, Sendable, CaseIterable {
     case endpointAdded = "endpoint_added"
     case endpointRemoved = "endpoint_removed"
     case networkTopologyUpdated = "network_topology_updated"
+    case threadDiagnosticsUpdated = "thread_diagnostics_updated"
 }
 
 /// An event, with its data in the shape the contract gives (ws-api.md section 4). Sent only to
@@ -32,6 +34,9 @@ public enum ServerEvent: Hashable, Sendable {
     case endpointRemoved(nodeID: UInt64, endpointID: UInt16)
     /// Schema 13: the graph changed. Only to connections that sent `get_network_topology`.
     case networkTopologyUpdated(NetworkTopology)
+    /// Schema 12: one Thread network's diagnostics batch (``ThreadDiagnosticsBuilder``). Only to
+    /// connections that sent `get_thread_diagnostics` or `get_thread_border_routers`.
+    case threadDiagnosticsUpdated(JSONValue)
 
     public var name: EventName {
         switch self {
@@ -45,6 +50,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .endpointAdded: return .endpointAdded
         case .endpointRemoved: return .endpointRemoved
         case .networkTopologyUpdated: return .networkTopologyUpdated
+        case .threadDiagnosticsUpdated: return .threadDiagnosticsUpdated
         }
     }
 
@@ -60,6 +66,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .endpointAdded(let node, let endpoint), .endpointRemoved(let node, let endpoint):
             return .object(["node_id": .integer(node), "endpoint_id": .integer(endpoint)])
         case .networkTopologyUpdated(let topology): return topology.json
+        case .threadDiagnosticsUpdated(let batch): return batch
         }
     }
 
@@ -70,7 +77,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .nodeRemoved(let id), .attributeUpdated(let id, _, _), .endpointAdded(let id, _), .endpointRemoved(let id, _):
             return id
         case .nodeEvent(let e): return e.nodeID
-        case .serverShutdown, .serverInfoUpdated, .networkTopologyUpdated: return nil
+        case .serverShutdown, .serverInfoUpdated, .networkTopologyUpdated, .threadDiagnosticsUpdated: return nil
         }
     }
 }

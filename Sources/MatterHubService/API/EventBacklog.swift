@@ -18,6 +18,8 @@ struct EventBacklog {
     private var attributes: [AttributeKey: Int] = [:]
     /// The held topology update: a newer graph supersedes it.
     private var topology: Int?
+    /// The held diagnostics batch of each Thread network (latest wins per network).
+    private var threadNetworks: [String: Int] = [:]
     /// Events still held.
     private(set) var count = 0
 
@@ -35,6 +37,10 @@ struct EventBacklog {
         case .networkTopologyUpdated:
             if let earlier = topology { supersede(earlier) }
             topology = events.count
+        case .threadDiagnosticsUpdated(let batch):
+            let network = batch["extPanIdHex"]?.string ?? ""
+            if let earlier = threadNetworks[network] { supersede(earlier) }
+            threadNetworks[network] = events.count
         default:
             break
         }

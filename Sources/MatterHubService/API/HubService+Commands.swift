@@ -46,6 +46,8 @@ extension HubService {
             return .object(["fabric_label": fabricLabel.map { .string($0) } ?? .null])
         case .getNetworkTopology(let refresh):
             return await networkTopology(refresh: refresh)
+        case .getThreadDiagnostics(let extPanID, let force):
+            return await threadDiagnostics(extPanID: extPanID, force: force)
         case .initiateOtaUpload:
             // The API server answers it: the id is bound to the asking connection's address.
             throw APIError(.otaUploadError, "initiate_ota_upload is answered by the hub's WebSocket server; send it there")

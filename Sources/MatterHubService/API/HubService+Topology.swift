@@ -24,14 +24,9 @@ extension HubService {
     /// The graph from the cache: only each node's endpoint-0 topology clusters (and endpoint 1's
     /// Descriptor, which says whether it is a bridge) are converted.
     func buildTopology() async -> NetworkTopology {
-        var sources: [MatterNodeData] = []
-        for record in (try? hub.store.nodes()) ?? [] {
-            let cache = await runtime.attributes(of: record.nodeID).filter { path, _ in
-                (path.endpoint == 0 && NetworkTopologyBuilder.clusters.contains(path.cluster.rawValue))
-                    || (path.endpoint == 1 && path.cluster == .descriptor && path.attribute.rawValue == 0)
-            }
-            sources.append(NodeDataBuilder.node(record, cache: cache, available: await runtime.isAvailable(record.nodeID),
-                                                lastInterview: nil))
+        let sources = await nodesConverted { path in
+            (path.endpoint == 0 && NetworkTopologyBuilder.clusters.contains(path.cluster.rawValue))
+                || (path.endpoint == 1 && path.cluster == .descriptor && path.attribute.rawValue == 0)
         }
         let routers = await borderRouters.routers.map { entry in
             TopologyBorderRouter(extAddress: entry.router.txt.extendedAddress.map { Base16.encode($0, uppercase: true) } ?? "",
@@ -44,15 +39,28 @@ extension HubService {
                                             collectedAt: Int64(Date().timeIntervalSince1970 * 1000))
     }
 
+    /// Every node with only the cached attributes `include` takes converted (a graph needs a few
+    /// clusters of each, not the whole node).
+    func nodesConverted(_ include: (ConcreteAttributePath) -> Bool) async -> [MatterNodeData] {
+        var nodes: [MatterNodeData] = []
+        for record in (try? hub.store.nodes()) ?? [] {
+            let cache = await runtime.attributes(of: record.nodeID).filter { path, _ in include(path) }
+            nodes.append(NodeDataBuilder.node(record, cache: cache, available: await runtime.isAvailable(record.nodeID),
+                                              lastInterview: nil))
+        }
+        return nodes
+    }
+
     /// Re-reads the Thread or Wi-Fi diagnostics of every available node (best effort: a node that
     /// fails is skipped), at most ``topologyRefreshConcurrency`` at once, none started after the deadline.
-    func readTopologyAttributes() async {
+    func readTopologyAttributes(thread threadPaths: [AttributePathPattern] = NetworkTopologyBuilder.threadPaths,
+                                wifi wifiPaths: [AttributePathPattern] = NetworkTopologyBuilder.wifiPaths) async {
         var work: [(NodeID, [AttributePathPattern])] = []
         for record in (try? hub.store.nodes()) ?? [] where await runtime.isAvailable(record.nodeID) {
             let features = await runtime.attributes(of: record.nodeID)[ConcreteAttributePath(0, .networkCommissioning, .featureMap)]
             let bits = (try? features?.unsigned(as: UInt32.self)) ?? 0
-            if bits & 0x2 != 0 { work.append((record.nodeID, NetworkTopologyBuilder.threadPaths)) }
-            else if bits & 0x1 != 0 { work.append((record.nodeID, NetworkTopologyBuilder.wifiPaths)) }
+            if bits & 0x2 != 0, !threadPaths.isEmpty { work.append((record.nodeID, threadPaths)) }
+            else if bits & 0x1 != 0, !wifiPaths.isEmpty { work.append((record.nodeID, wifiPaths)) }
         }
         let deadline = ContinuousClock.now + Self.topologyRefreshDeadline
         let workers = min(Self.topologyRefreshConcurrency, work.count)

@@ -36,6 +36,8 @@ public final class HubService: HubBackend, Sendable {
     let reportSubscriptions = ReportSubscriptions()
     /// Rebuilds the network graph when it may have changed, for `network_topology_updated`.
     let topologyWatch = TopologyWatch()
+    /// The background refresh of `get_thread_diagnostics` (one at a time, throttled).
+    let threadDiagnosticsRefresh = Mutex(RefreshThrottle())
     /// The hub's own node on its fabric (CASE responder, endpoint-0 clusters, operational advert).
     let node: HubNode
 

@@ -2,7 +2,7 @@
 /// commands python-matter-server also answers (`server_info`, `get_nodes`, `get_node`,
 /// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus schema 12's named credential
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
-/// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label` and `get_thread_border_routers`, and schema 13's `get_network_topology`
+/// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label`, `get_thread_border_routers` and `get_thread_diagnostics`, and schema 13's `get_network_topology`
 /// and `initiate_ota_upload`.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
@@ -17,6 +17,7 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case getFabricLabel = "get_fabric_label"
     case getThreadBorderRouters = "get_thread_border_routers"
     case getNetworkTopology = "get_network_topology"
+    case getThreadDiagnostics = "get_thread_diagnostics"
     case initiateOtaUpload = "initiate_ota_upload"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"

@@ -1,3 +1,5 @@
+import MatterTLV
+
 /// The arguments of `device_command`. `payload` is name-keyed (the command's fields in the MatterClusters model).
 public struct DeviceCommandArguments: Hashable, Sendable {
     public var nodeID: UInt64
@@ -58,6 +60,10 @@ public enum ServerCommand: Hashable, Sendable {
     /// The network graph (schema 13); `refresh` reads the Thread and Wi-Fi diagnostics from every
     /// available node first. The connection then gets `network_topology_updated`.
     case getNetworkTopology(refresh: Bool)
+    /// Schema 12: one network's diagnostics batch (`extPanID`, 16 hex digits, upper-cased), or
+    /// every network's from the cache at once with a refresh in the background (nil); `force`
+    /// reads the nodes again first. The connection then gets `thread_diagnostics_updated`.
+    case getThreadDiagnostics(extPanID: String?, force: Bool)
     /// A single-use id for one `POST /ota-upload/<id>` of a `.ota` image (schema 13): the
     /// server answers it itself, binding the id to the connection's address.
     case initiateOtaUpload
@@ -98,6 +104,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
         case .getNetworkTopology: return .getNetworkTopology
+        case .getThreadDiagnostics: return .getThreadDiagnostics
         case .initiateOtaUpload: return .initiateOtaUpload
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
@@ -166,6 +173,12 @@ public enum ServerCommand: Hashable, Sendable {
         case .getFabricLabel: return .getFabricLabel
         case .getThreadBorderRouters: return .getThreadBorderRouters
         case .getNetworkTopology: return .getNetworkTopology(refresh: try a.optional("refresh") ?? false)
+        case .getThreadDiagnostics:
+            let xp: String? = try a.optional("ext_pan_id")
+            if let xp, xp.count != 16 || Base16.decode(xp) == nil {
+                throw .invalidArguments("get_thread_diagnostics: 'ext_pan_id' must be 16 hex digits (an extended PAN ID), not '\(xp)'")
+            }
+            return .getThreadDiagnostics(extPanID: xp?.uppercased(), force: try a.optional("force") ?? false)
         case .initiateOtaUpload: return .initiateOtaUpload
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
