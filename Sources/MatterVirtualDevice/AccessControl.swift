@@ -49,7 +49,12 @@ enum AccessControl {
 
     /// The privilege reading an attribute needs.
     static func readPrivilege(_ cluster: ClusterID, _ attribute: AttributeID) -> Privilege {
-        cluster == .accessControl ? .administer : .view
+        switch (cluster, attribute) {
+        case (.accessControl, _): .administer
+        // RegisteredClients and ICDCounter (Matter Core 9.16.6).
+        case (.icdManagement, Clusters.IcdManagement.Attribute.registeredClients), (.icdManagement, Clusters.IcdManagement.Attribute.icdCounter): .administer
+        default: .view
+        }
     }
 
     /// The privilege writing an attribute needs.
@@ -66,6 +71,7 @@ enum AccessControl {
         switch cluster {
         case .generalCommissioning, .operationalCredentials, .administratorCommissioning, .accessControl,
              .networkCommissioning: return .administer
+        case .icdManagement: return .manage  // RegisterClient, UnregisterClient (StayActiveRequest needs only Operate)
         default: return .operate
         }
     }

@@ -79,6 +79,8 @@ actor DeviceCore: InteractionDevice {
     /// `--software-version`: the version it came with, and it is an OTA requestor (nil: 1, no OTA).
     nonisolated let configuredSoftwareVersion: UInt32?
     var ota = OTARequestorState()
+    /// ICD Management, with `--icd` (nil: an always-on device).
+    var icd: ICDManagementState?
     let faults: Set<VirtualDeviceFault>
     let credentials: DeviceCredentials
     let basicWindow: CommissioningWindow
@@ -131,6 +133,7 @@ actor DeviceCore: InteractionDevice {
         hooks = DeviceHooks()
         radioDiagnostics = c.radioDiagnostics ?? .defaults(discriminator: c.discriminator)
         configuredSoftwareVersion = c.softwareVersion
+        icd = c.icd.map(ICDManagementState.init)
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
             r.load(state.networks ?? [])
@@ -405,6 +408,7 @@ actor DeviceCore: InteractionDevice {
         }
         state.fabrics.removeAll { $0.index == index }
         state.acl.removeAll { $0.fabricIndex == index }
+        icd?.forget(fabricIndex: index)
         paseBindings = paseBindings.filter { $0.value != index }
         bumpFabricClusters()
         persist()
@@ -451,6 +455,12 @@ actor DeviceCore: InteractionDevice {
         case .networkCommissioning: return await networkCommissioning(path.command, fields)
         case .otaSoftwareUpdateRequestor where endpoint == 0 && configuredSoftwareVersion != nil:
             return announceOTAProvider(path.command, fields, context)
+        case .icdManagement where endpoint == 0 && icd != nil:
+            guard let fabric = context.fabricIndex else { return .status(StatusIB(.unsupportedAccess)) }
+            let outcome = icd!.invoke(path.command, fields, fabricIndex: fabric,
+                                      isAdministrator: allows(.administer, 0, .icdManagement, context))
+            bump(0, .icdManagement)
+            return outcome
         default: return .status(StatusIB(.unsupportedCommand))
         }
     }
@@ -479,6 +489,13 @@ actor DeviceCore: InteractionDevice {
         let announced = hooks.otaAnnounced
         Task { await announced(provider, EndpointID(endpoint), fabric, session) }
         return .status(StatusIB(.success))
+    }
+
+    /// One wake of a sleepy device: the Check-Ins to send (client, payload).
+    func icdWake() -> [(ICDManagementState.Registration, [UInt8])] {
+        guard icd != nil else { return [] }
+        defer { bump(0, .icdManagement) }
+        return icd!.wake()
     }
 
     func setUpdateState(_ s: OTARequestorState.UpdateState, progress: UInt8?) {
@@ -535,7 +552,7 @@ actor DeviceCore: InteractionDevice {
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
         guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network,
-                                              ota: configuredSoftwareVersion != nil) else { return nil }
+                                              ota: configuredSoftwareVersion != nil, icd: icd?.configuration.mode) else { return nil }
         func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
@@ -558,7 +575,7 @@ actor DeviceCore: InteractionDevice {
             })
             case DescriptorAttr.serverList:
                 return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network,
-                                                    ota: configuredSoftwareVersion != nil).map { .unsigned($0.id.rawValue) })
+                                                    ota: configuredSoftwareVersion != nil, icd: icd?.configuration.mode).map { .unsigned($0.id.rawValue) })
             case DescriptorAttr.clientList: return .array([])
             case DescriptorAttr.partsList: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
             default: return nil
@@ -611,6 +628,8 @@ actor DeviceCore: InteractionDevice {
             }
         case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil:
             return ota.attribute(path.attribute)
+        case .icdManagement where path.endpoint == 0:
+            return icd?.attribute(path.attribute, fabricIndex: fabricFiltered ? context.fabricIndex : nil)
         case .threadNetworkDiagnostics where network == .thread:
             return radioDiagnostics.thread(path.attribute, dataset: radio?.joinedThreadDataset)
         case .wiFiNetworkDiagnostics where network == .wifi:

@@ -50,8 +50,21 @@ enum DeviceDataModel {
         events: [Clusters.OtaSoftwareUpdateRequestor.Event.stateTransition, Clusters.OtaSoftwareUpdateRequestor.Event.versionApplied,
                  Clusters.OtaSoftwareUpdateRequestor.Event.downloadError], revision: 1)
 
+    /// ICD Management (Matter Core 9.16), with `--icd`: SIT supports the Check-In Protocol, LIT also
+    /// a user trigger and the long idle time (and StayActiveRequest).
+    static func icdManagement(_ mode: ICDConfiguration.Mode) -> ClusterSpec {
+        typealias C = Clusters.IcdManagement.Command
+        typealias F = Clusters.IcdManagement.Feature
+        return ClusterSpec(id: .icdManagement, attributes: ICDManagementState.attributeIDs,
+                           accepted: [C.registerClient, C.unregisterClient] + (mode == .lit ? [C.stayActiveRequest] : []),
+                           generated: [C.registerClientResponse] + (mode == .lit ? [C.stayActiveResponse] : []), revision: 3,
+                           featureMap: mode == .lit ? F([.checkInProtocolSupport, .userActiveModeTrigger, .longIdleTimeSupport]).rawValue
+                               : F.checkInProtocolSupport.rawValue)
+    }
+
     static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
-                      network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false) -> [ClusterSpec] {
+                      network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false,
+                      icd: ICDConfiguration.Mode? = nil) -> [ClusterSpec] {
         typealias D = Clusters.Descriptor.Attribute
         typealias OnOff = Clusters.OnOff
         typealias ACL = Clusters.AccessControl.Attribute
@@ -95,6 +108,7 @@ enum DeviceDataModel {
             network == .thread ? ClusterSpec(id: .threadNetworkDiagnostics, attributes: RadioDiagnostics.threadAttributes, revision: 2) : nil,
             network == .wifi ? ClusterSpec(id: .wiFiNetworkDiagnostics, attributes: RadioDiagnostics.wifiAttributes, revision: 1) : nil,
             ota ? otaRequestor : nil,
+            icd.map(icdManagement),
             // Mandatory on the root node (Matter Core 11.12): NetworkInterfaces, RebootCount,
             // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
             ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
@@ -119,15 +133,17 @@ enum DeviceDataModel {
     }
 
     static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, kind: VirtualDeviceConfiguration.Kind,
-                     network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false) -> ClusterSpec? {
-        specs(endpoint: endpoint, kind: kind, network: network, ota: ota).first { $0.id == cluster }
+                     network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false,
+                     icd: ICDConfiguration.Mode? = nil) -> ClusterSpec? {
+        specs(endpoint: endpoint, kind: kind, network: network, ota: ota, icd: icd).first { $0.id == cluster }
     }
 
     static let endpoints: [EndpointID] = [0, 1]
 
-    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?, ota: Bool = false) -> DataModel {
+    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?, ota: Bool = false,
+                          icd: ICDConfiguration.Mode? = nil) -> DataModel {
         DataModel(endpoints: endpoints.map { ep in
-            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network, ota: ota).map { s in
+            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network, ota: ota, icd: icd).map { s in
                 DataModel.Cluster(id: s.id, attributes: Set(s.attributes).union(globals), writableAttributes: Set(s.writable),
                                   acceptedCommands: Set(s.accepted), timedCommands: Set(s.timed), events: Set(s.events))
             })

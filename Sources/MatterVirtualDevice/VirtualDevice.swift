@@ -112,7 +112,7 @@ public actor VirtualDevice {
         self.clock = clock
         manager = ExchangeManager(transport: transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
-        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network, ota: c.softwareVersion != nil)
+        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network, ota: c.softwareVersion != nil, icd: c.icd?.mode)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32)

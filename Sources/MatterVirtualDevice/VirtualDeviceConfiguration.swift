@@ -53,6 +53,8 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// Update Requestor: told of a provider (AnnounceOTAProvider), it queries it, downloads the
     /// image over BDX, checks it, "reboots" into the new version and says so.
     public var softwareVersion: UInt32?
+    /// An intermittently connected device (ICD Management on the root node): nil, an always-on one.
+    public var icd: ICDConfiguration?
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,
@@ -112,4 +114,30 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     /// forgets each one when its first report is due (no report, no keep-alive, no error), while
     /// it keeps answering reads, writes and commands. The subscriber must notice on its own.
     case silentSubscriptions = "silent-subscriptions"
+}
+
+/// A sleepy device's ICD Management cluster (Matter Core 9.16) and schedule.
+public struct ICDConfiguration: Sendable, Hashable {
+    public enum Mode: String, Sendable, CaseIterable {
+        /// Short idle time: Check-In Protocol support, always reachable (a slow poll).
+        case sit
+        /// Long idle time: once a client registers, it sleeps IdleModeDuration between wakes
+        /// (answering nothing), sends each registered client a Check-In when it wakes, and stays
+        /// awake ActiveModeDuration (extended by ActiveModeThreshold on each message).
+        case lit
+    }
+    public var mode: Mode
+    /// IdleModeDuration, seconds.
+    public var idleSeconds: UInt32
+    /// ActiveModeDuration, milliseconds.
+    public var activeMilliseconds: UInt32
+    /// ActiveModeThreshold, milliseconds (a LIT device's is at least 5000, Matter Core 9.16.5).
+    public var thresholdMilliseconds: UInt16
+
+    public init(mode: Mode, idleSeconds: UInt32 = 30, activeMilliseconds: UInt32 = 3000, thresholdMilliseconds: UInt16? = nil) {
+        self.mode = mode
+        self.idleSeconds = idleSeconds
+        self.activeMilliseconds = activeMilliseconds
+        self.thresholdMilliseconds = thresholdMilliseconds ?? (mode == .lit ? 5000 : 300)
+    }
 }
