@@ -491,12 +491,16 @@ actor DeviceCore: InteractionDevice {
         return .status(StatusIB(.success))
     }
 
-    /// One wake of a sleepy device: the Check-Ins to send (client, payload).
-    func icdWake() -> [(ICDManagementState.Registration, [UInt8])] {
+    /// One wake of a sleepy device: the Check-Ins to send to `clients` (client, payload).
+    func icdWake(for clients: [ICDManagementState.Registration]) -> [(ICDManagementState.Registration, [UInt8])] {
         guard icd != nil else { return [] }
-        defer { bump(0, .icdManagement) }
-        return icd!.wake()
+        let checkIns = icd!.wake(for: clients)
+        if !checkIns.isEmpty { bump(0, .icdManagement) }
+        return checkIns
     }
+
+    var icdRegistrations: [ICDManagementState.Registration] { icd?.registrations ?? [] }
+    var icdOperatesAsLIT: Bool { icd?.operatesAsLIT ?? false }
 
     func setUpdateState(_ s: OTARequestorState.UpdateState, progress: UInt8?) {
         ota.updateState = s
@@ -702,7 +706,8 @@ actor DeviceCore: InteractionDevice {
         case BasicAttr.serialNumber: return .utf8(state.serialNumber ?? "MH-VD")
         case BasicAttr.uniqueID: return .utf8("matterhub-" + (state.serialNumber ?? "MH-VD").lowercased())
         case BasicAttr.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
-        case BasicAttr.specificationVersion: return .unsigned(UInt32(0x0103_0000))
+        // A sleepy device says Matter 1.4, where LIT clients look for it (matterjs-server's rule).
+        case BasicAttr.specificationVersion: return .unsigned(UInt32(icd == nil ? 0x0103_0000 : 0x0104_0000))
         case BasicAttr.maxPathsPerInvoke: return .unsigned(UInt16(1))
         default: return nil
         }

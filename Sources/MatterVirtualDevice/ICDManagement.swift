@@ -108,14 +108,15 @@ struct ICDManagementState: Sendable {
     /// A fabric removed takes its registrations with it.
     mutating func forget(fabricIndex: UInt8) { registrations.removeAll { $0.fabricIndex == fabricIndex } }
 
-    /// The Check-In payloads of one wake: the counter advanced once for all (the SDK's
-    /// `SendCheckInMsgs`), each Permanent client's sealed with its key.
-    mutating func wake() -> [(Registration, [UInt8])] {
-        let clients = registrations.filter { $0.clientType == 0 }
-        guard !clients.isEmpty else { return [] }
+    /// The Check-In payloads of one wake for `clients` (those without a subscription): the
+    /// counter advanced once for all (the SDK's `SendCheckInMsgs`), each Permanent client's
+    /// sealed with its key.
+    mutating func wake(for clients: [Registration]) -> [(Registration, [UInt8])] {
+        let permanent = clients.filter { c in c.clientType == 0 && registrations.contains(c) }
+        guard !permanent.isEmpty else { return [] }
         counter &+= 1
         let threshold = configuration.thresholdMilliseconds
         let data = [UInt8(truncatingIfNeeded: threshold), UInt8(truncatingIfNeeded: threshold >> 8)]
-        return clients.compactMap { r in (try? CheckInMessage.seal(key: r.key, counter: counter, applicationData: data)).map { (r, $0) } }
+        return permanent.compactMap { r in (try? CheckInMessage.seal(key: r.key, counter: counter, applicationData: data)).map { (r, $0) } }
     }
 }

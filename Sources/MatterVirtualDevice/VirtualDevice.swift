@@ -36,6 +36,11 @@ public actor VirtualDevice {
     nonisolated let faults: Set<VirtualDeviceFault>
     nonisolated let advertises: Bool
     nonisolated let manager: ExchangeManager
+    /// A LIT device's radio (nil: the device never sleeps).
+    nonisolated let sleepGate: SleepGate?
+    nonisolated let icdConfiguration: ICDConfiguration?
+    var icdSchedule: Task<Void, Never>?
+    nonisolated let checkInCount = Counter()
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
     nonisolated let dataModel: DataModel
@@ -110,12 +115,15 @@ public actor VirtualDevice {
         faults = c.faults
         advertises = c.advertises
         self.clock = clock
-        manager = ExchangeManager(transport: transport, clock: clock)
+        icdConfiguration = c.icd
+        sleepGate = c.icd?.mode == .lit ? SleepGate(clock: clock, thresholdMilliseconds: c.icd!.thresholdMilliseconds) : nil
+        manager = ExchangeManager(transport: sleepGate.map { SleepyTransport(inner: transport, gate: $0) } ?? transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
         dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network, ota: c.softwareVersion != nil, icd: c.icd?.mode)
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
-                                   firstEventNumber: UInt64(state.bootCount) << 32)
+                                   firstEventNumber: UInt64(state.bootCount) << 32,
+                                   icdIdleSeconds: c.icd.map { UInt16(min($0.idleSeconds, 3600)) })
     }
 
     private static func validate(_ c: VirtualDeviceConfiguration) throws(VirtualDeviceError) {
@@ -248,6 +256,7 @@ public actor VirtualDevice {
         await server.emitEvent(endpoint: 0, cluster: .basicInformation, event: 0, priority: 2,
                                epochTimestampMs: UInt64(Date().timeIntervalSince1970 * 1000),
                                data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
+        startICDSchedule()
         let clock = self.clock
         reportPump = Task { [weak self] in
             // Ends with the device: a device released without stop() made `self?` calls return at
@@ -294,6 +303,9 @@ public actor VirtualDevice {
         endReportSleep()
     }
 
+    /// A sleepy device's wake: the reports that are due go out now.
+    func wakeReportPumpForICD() { wakeReportPump() }
+
     // MARK: Subscriptions
 
     /// Sends the subscription reports that are due, each on a new exchange to its subscriber.
@@ -337,6 +349,7 @@ public actor VirtualDevice {
     public func shutdown() async {
         await core.flushUnsaved()
         reportPump?.cancel()
+        stopICDSchedule()
         endReportSleep()
         await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone
@@ -486,9 +499,16 @@ public actor VirtualDevice {
         rebootPending.set()
     }
 
-    private nonisolated func log(_ s: String) {
+    nonisolated func log(_ s: String) {
         StandardError.line("virtual-device: \(s)")
     }
+}
+
+/// A count shared with tests.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
 
 /// A one-way flag shared with the message handlers.

@@ -44,6 +44,11 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--software-version", "N", help: "the SoftwareVersion it runs (default 1); given, it is an OTA Software Update "
                    + "Requestor: AnnounceOTAProvider makes it query the provider, download the image over BDX, check it and restart "
                    + "into the new version"),
+            .value("--icd", "MODE", help: "an intermittently connected device with the ICD Management cluster: sit (Check-In "
+                   + "Protocol, always reachable) or lit (long idle time: once a client registers, it sleeps --icd-idle seconds "
+                   + "between wakes, answering nothing, and sends each registered client without a subscription a Check-In when it wakes)"),
+            .value("--icd-idle", "S", help: "with --icd: IdleModeDuration in seconds (default 30)"),
+            .value("--icd-active", "MS", help: "with --icd: ActiveModeDuration in milliseconds (default 3000)"),
             .value("--fetch", "NAME", help: "once a controller has a CASE session, download NAME from it over BDX (receiver-driven, "
                    + "as an OTA requestor does) and print its size and sha256; retried for 90 s"),
             .value("--count", "N", help: "run N devices (default 1): ports P, P+1, ...; discriminators D, D+1, ..."),
@@ -81,6 +86,21 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let v = try args.integer("--wifi-rssi", as: Int8.self) { radio.wifiRSSI = v }
         c.radioDiagnostics = radio
         c.softwareVersion = try args.integer("--software-version", as: UInt32.self)
+        if let m = args.value("--icd") {
+            guard let mode = ICDConfiguration.Mode(rawValue: m) else { throw UsageError("--icd is sit or lit") }
+            var icd = ICDConfiguration(mode: mode)
+            if let v = try args.integer("--icd-idle", as: UInt32.self) {
+                guard (1...86_400).contains(v) else { throw UsageError("--icd-idle is 1 to 86400 seconds") }
+                icd.idleSeconds = v
+            }
+            if let v = try args.integer("--icd-active", as: UInt32.self) {
+                guard (300...60_000).contains(v) else { throw UsageError("--icd-active is 300 to 60000 milliseconds") }
+                icd.activeMilliseconds = v
+            }
+            c.icd = icd
+        } else if args.value("--icd-idle") != nil || args.value("--icd-active") != nil {
+            throw UsageError("--icd-idle and --icd-active need --icd sit|lit")
+        }
         for f in args.values("--fault") {
             guard let fault = VirtualDeviceFault(rawValue: f) else { throw UsageError("unknown --fault \(f)") }
             c.faults.insert(fault)

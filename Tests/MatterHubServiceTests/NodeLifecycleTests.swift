@@ -115,4 +115,52 @@ import Testing
         #expect(node.state == .idle)
         #expect(node.handle(.tick, now: 100_000) == [])
     }
+
+    /// A sleepy node (the hub registered for its Check-Ins): its silence between wakes keeps it
+    /// available and asleep; a Check-In makes the hub connect and subscribe again; three wakes
+    /// missed in a row make it unavailable, and the next Check-In brings it back.
+    @Test func aSleepyNodeIsAsleepNotUnavailableUntilItMissesThreeCheckIns() {
+        var node = NodeLifecycle()
+        node.icd = NodeLifecycle.ICDSchedule(idle: 30_000, active: 3_000)
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionEstablished, now: 0)
+        _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 30), now: 0)
+        #expect(node.isAvailable)
+        // The report due at 30 s did not come by 35 s: asleep, still available, next due by 70 s.
+        #expect(node.handle(.tick, now: 35_000) == [.tearDown, .wake(at: 70_000)])
+        #expect(node.state == .asleep(missed: 1, deadline: 70_000) && node.isAvailable)
+        // Its Check-In: connect again at once, without a lapse in availability.
+        #expect(node.handle(.checkIn, now: 60_000) == [.tearDown, .establishSession(resolveAddress: false)])
+        _ = node.handle(.sessionEstablished, now: 60_100)
+        #expect(node.handle(.subscribed(subscriptionID: 2, maxIntervalSeconds: 30), now: 60_200) == [.wake(at: 95_200)])
+        #expect(node.isAvailable && node.availabilityReason == .subscribed)
+        // It falls silent: asleep at 95.2 s (missed 1), 130.2 s (2), 165.2 s (3: unavailable).
+        _ = node.handle(.tick, now: 95_200)
+        #expect(node.handle(.tick, now: 130_200) == [.tearDown, .wake(at: 165_200)])
+        #expect(node.isAvailable)
+        #expect(node.handle(.tick, now: 165_200) == [.tearDown, .setAvailable(false), .wake(at: 200_200)])
+        #expect(!node.isAvailable && node.availabilityReason == .missedCheckIns)
+        // A connection tried while it sleeps fails: it waits for the next wake, not a backoff.
+        _ = node.handle(.checkIn, now: 180_000)
+        #expect(node.handle(.sessionFailed, now: 190_000) == [.tearDown, .wake(at: 225_000)])
+        #expect(node.state == .asleep(missed: 0, deadline: 225_000))
+        _ = node.handle(.checkIn, now: 200_000)
+        _ = node.handle(.sessionEstablished, now: 200_000)
+        #expect(node.handle(.subscribed(subscriptionID: 3, maxIntervalSeconds: 30), now: 200_000)
+                == [.setAvailable(true), .wake(at: 235_000)])
+        // Unregistered, a lapse is a lapse again.
+        node.icd = nil
+        #expect(node.handle(.tick, now: 235_000) == [.tearDown, .setAvailable(false), .establishSession(resolveAddress: true)])
+    }
+
+    /// A node the hub is not registered with ignores Check-Ins (the runtime routes none to it
+    /// either): nothing changes.
+    @Test func checkInsMeanNothingWithoutARegistration() {
+        var node = NodeLifecycle()
+        _ = node.handle(.start, now: 0)
+        _ = node.handle(.sessionEstablished, now: 0)
+        _ = node.handle(.subscribed(subscriptionID: 1, maxIntervalSeconds: 10), now: 0)
+        #expect(node.handle(.checkIn, now: 1_000) == [])
+        #expect(node.state == .live(subscriptionID: 1, maxIntervalSeconds: 10, deadline: 15_000))
+    }
 }

@@ -199,7 +199,7 @@ import TestSupport
         let plainFrame = try JSONParser.parse(plain.encoded(messageID: "1"))
         #expect(plainFrame.objectValue?.keys == ["message_id", "error_code", "details"])
         #expect(try HubAPIError.parse(.object(["message_id": .string("1"), "result": .null])) == nil)
-        #expect(throws: APIError.self) { _ = try HubAPIError.parse(.object(["message_id": .string("1"), "error_code": .int(100)])) }
+        #expect(throws: APIError.self) { _ = try HubAPIError.parse(.object(["message_id": .string("1"), "error_code": .int(999)])) }
     }
 }
 

@@ -162,6 +162,31 @@ import Testing
     }
 
     @Test func errorCodesAreTheClientsTable() {
-        #expect(ErrorCode.allCases.map(\.rawValue) == Array(0...11))
+        // 0-11 as python-matter-server's; 100 and 101 as matterjs-server's (schema 12-13).
+        #expect(ErrorCode.allCases.map(\.rawValue) == Array(0...11) + [100, 101])
+    }
+
+    /// matterjs-server's ICD commands and log levels, with their defaults.
+    @Test func icdAndLogLevelCommands() throws {
+        func decode(_ command: String, _ args: JSONValue) throws -> ServerCommand {
+            try ServerCommand.decode(CommandMessage(messageID: "1", command: command, args: args))
+        }
+        #expect(try decode("register_icd", .object(["node_id": .int(5)])) == .registerICD(nodeID: 5, allowMultiAdmin: false, ignoredVendors: nil))
+        #expect(try decode("register_icd", .object(["node_id": .int(5), "allow_multi_admin": .bool(true),
+                                                    "ignored_vendors": .array([.int(0x1384)])]))
+                == .registerICD(nodeID: 5, allowMultiAdmin: true, ignoredVendors: [0x1384]))
+        #expect(try decode("unregister_icd", .object(["node_id": .int(5)])) == .unregisterICD(nodeID: 5, force: false))
+        #expect(try decode("unregister_icd", .object(["node_id": .int(5), "force": .bool(true)])) == .unregisterICD(nodeID: 5, force: true))
+        #expect(try decode("resync_icd", .object(["node_id": .int(5)])) == .resyncICD(nodeID: 5))
+        #expect(throws: APIError.self) { try decode("get_icd_state", .object([:])) }
+        #expect(throws: APIError.self) { try decode("register_icd", .object(["node_id": .int(5), "ignored_vendors": .array([.int(70000)])])) }
+        #expect(try decode("set_loglevel", .object(["console_loglevel": .string("warn")])) == .setLogLevel(console: "warn", file: nil))
+
+        let levels = LogLevels()
+        #expect(levels.json == .object(["console_loglevel": .string("info"), "file_loglevel": .null]))
+        #expect(levels.set(console: "warn", file: "debug") == .object(["console_loglevel": .string("warning"), "file_loglevel": .null]))
+        #expect(!levels.console.writes(.info) && levels.console.writes(.error))
+        #expect(LogLevel(clientName: "fatal") == .critical && LogLevel(clientName: "DEBUG") == .debug)
+        #expect(LogLevel(clientName: "verbose") == .info)
     }
 }

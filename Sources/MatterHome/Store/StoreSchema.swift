@@ -40,9 +40,17 @@
 /// - `node_connectivity`: when each node became available or unavailable and why (Unix
 ///   milliseconds; the reason is `NodeLifecycle.AvailabilityReason`'s raw value), the newest
 ///   `HubStore.connectivityHistoryLimit` per node, deleted with the node.
+///
+/// Version 4 (sleepy devices):
+///
+/// - `icd_registrations`: the hub's Check-In registration with a node's ICD Management cluster
+///   (Matter Core 9.16): the check-in node ID and monitored subject it registered, the 16-byte
+///   key it gave (a secret, as the fabric's IPK; the store is owner-only), the client type,
+///   the device's ICDCounter at registration and the highest counter offset accepted since
+///   (Check-Ins at or below it are replays), deleted with the node.
 enum StoreSchema {
     /// The schema version this code reads and writes.
-    static let currentVersion: Int64 = 3
+    static let currentVersion: Int64 = 4
 
     /// `migrations[n]` upgrades version n to n + 1.
     static let migrations: [String] = [
@@ -151,6 +159,18 @@ enum StoreSchema {
             reason    TEXT NOT NULL
         );
         CREATE INDEX node_connectivity_by_node ON node_connectivity (node_id, at_ms);
+        """,
+        """
+        CREATE TABLE icd_registrations (
+            node_id           INTEGER PRIMARY KEY REFERENCES nodes(node_id) ON DELETE CASCADE,
+            check_in_node_id  INTEGER NOT NULL,
+            monitored_subject INTEGER NOT NULL,
+            key               BLOB NOT NULL CHECK (length(key) = 16),
+            client_type       INTEGER NOT NULL CHECK (client_type IN (0, 1)),
+            counter_start     INTEGER NOT NULL CHECK (counter_start BETWEEN 0 AND 4294967295),
+            last_offset       INTEGER NOT NULL CHECK (last_offset BETWEEN 0 AND 4294967295),
+            registered_at     INTEGER NOT NULL
+        );
         """,
     ]
 }

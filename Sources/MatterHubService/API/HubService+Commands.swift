@@ -51,6 +51,18 @@ extension HubService {
         case .initiateOtaUpload:
             // The API server answers it: the id is bound to the asking connection's address.
             throw APIError(.otaUploadError, "initiate_ota_upload is answered by the hub's WebSocket server; send it there")
+        case .getICDState(let id):
+            return try await icdState(NodeID(id))
+        case .registerICD(let id, let allowMultiAdmin, let ignoredVendors):
+            return try await registerICD(NodeID(id), allowMultiAdmin: allowMultiAdmin, ignoredVendors: ignoredVendors)
+        case .unregisterICD(let id, let force):
+            return try await unregisterICD(NodeID(id), force: force)
+        case .resyncICD(let id):
+            return try await resyncICD(NodeID(id))
+        case .getLogLevel:
+            return logLevels.json
+        case .setLogLevel(let console, let file):
+            return logLevels.set(console: console, file: file)
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:
@@ -91,8 +103,9 @@ extension HubService {
     /// Passes when the node is known and live (error 3 otherwise, as the python server answers).
     /// An available node is one the runtime keeps, so the store is read only to explain a refusal:
     /// not once per command.
+    /// A sleepy node's request waits for its next wake (``awaitAwake(_:)``).
     func requireReadyNode(_ id: NodeID) async throws(APIError) {
-        if await runtime.isAvailable(id) { return }
+        if await runtime.isAvailable(id) { return try await awaitAwake(id) }
         guard let record = try? hub.store.node(id) else {
             throw APIError(.nodeNotReady, "Node \(id.rawValue) does not exist")
         }

@@ -40,6 +40,11 @@ public final class HubService: HubBackend, Sendable {
     let threadDiagnosticsRefresh = Mutex(RefreshThrottle())
     /// The hub's own node on its fabric (CASE responder, endpoint-0 clusters, operational advert).
     let node: HubNode
+    /// The hub's Check-In registrations with sleepy nodes, and the check of their Check-Ins.
+    let icdCheckIns: ICDCheckIns
+    /// `get_loglevel`/`set_loglevel`: the hub's lines are `info`; a console level above it
+    /// silences them.
+    let logLevels = LogLevels()
 
     struct State {
         var info: ServerInfo
@@ -90,6 +95,7 @@ public final class HubService: HubBackend, Sendable {
                        compressedFabricID: cfid, vendorID: fabric.vendorID, softwareVersionString: sdkVersion,
                        imageStore: OTAImageStore(directory: await hub.stateDirectory + "/ota"), log: { logger($0) })
         borderRouters = BorderRouterRegistry(discovery: hub.discovery)
+        icdCheckIns = ICDCheckIns(store: hub.store)
         let wifi = ((try? await hub.wifiCredentials()) ?? nil) != nil
         let thread = ((try? await hub.preferredThreadDataset()) ?? nil) != nil
         state = Mutex(State(info: ServerInfo(fabricID: fabric.fabricID.rawValue, compressedFabricID: cfid, sdkVersion: sdkVersion,
@@ -124,11 +130,12 @@ public final class HubService: HubBackend, Sendable {
     /// Reconciles pending nodes, then keeps every node live and forwards the runtime's updates.
     /// `advertiseNode`: publish the hub's own node on `_matter._tcp` (through avahi, as `hub serve` does).
     public func start(advertiseNode: Bool = false, log: @escaping @Sendable (String) -> Void = { _ in }) async throws(HomeError) {
-        logger.set(log)
+        let levels = logLevels
+        logger.set { line in if levels.console.writes(.info) { log(line) } }
         for (node, outcome) in await hub.reconcilePendingNodes() {
             log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
         }
-        await node.start()
+        await node.start(checkIn: { [weak self] payload in await self?.checkInArrived(payload) })
         let node = self.node
         try await runtime.start(requests: { exchange, first in await node.serve(exchange, first: first) })
         if advertiseNode { await node.advertise(log: log) }
@@ -138,6 +145,7 @@ public final class HubService: HubBackend, Sendable {
         }
         let records = (try? hub.store.nodes()) ?? []
         for record in records { await runtime.add(record.nodeID) }
+        await restoreICDSchedules()
         await advertWatch.start(log: log)
         await topologyWatch.start(build: { [weak self] in await self?.buildTopology() ?? NetworkTopology(collectedAt: 0, nodes: [], connections: []) },
                                   publish: { [weak self] in self?.publish(.networkTopologyUpdated($0)) })

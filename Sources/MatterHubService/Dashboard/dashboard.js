@@ -292,11 +292,14 @@
     c.dataset.available = String(available);
     c.querySelector(".name").textContent = device.name;
     const offline = c.querySelector(".offline");
-    offline.hidden = available;
-    // Reconnecting, or waiting for the next try (the hub says which; sooner if the device announces itself).
+    // Reconnecting, or waiting for the next try (the hub says which; sooner if the device announces itself);
+    // a sleepy device between its check-ins is available and shown asleep.
     const conn = device.connection || {};
     c.dataset.connection = conn.state || "";
-    offline.textContent = conn.state === "connecting" ? "reconnecting…"
+    const asleep = conn.state === "asleep" && conn.next_check_in;
+    offline.hidden = available && !asleep;
+    offline.textContent = asleep ? "asleep, next check-in by " + new Date(conn.next_check_in).toLocaleTimeString()
+      : conn.state === "connecting" ? "reconnecting…"
       : conn.state === "retrying" && conn.retry_at ? "offline, next try " + new Date(conn.retry_at).toLocaleTimeString()
         : "offline";
     const ep = onOffEndpoint(node);

@@ -167,6 +167,8 @@ extension HubService: HubExtensionBackend {
         case .connecting(let attempt): HubDevice.Connection(state: "connecting", attempt: attempt)
         case .retrying(let at, let attempt):
             HubDevice.Connection(state: "retrying", attempt: attempt, retryAt: NodeDataBuilder.isoTimestamp(at) + "Z")
+        case .asleep(let next, let missed):
+            HubDevice.Connection(state: "asleep", nextCheckIn: NodeDataBuilder.isoTimestamp(next) + "Z", missedCheckIns: missed)
         }
     }
 

@@ -81,8 +81,9 @@ actor HubNode {
         return access == .read || context.peerNodeID == hubNodeID || (access == .invoke && cluster == .otaSoftwareUpdateProvider)
     }
 
-    /// Answers CASE (Sigma1) from now on; other unsolicited secure-channel messages are not ours.
-    func start() async {
+    /// Answers CASE (Sigma1) from now on, and hands ICD Check-Ins (unsecured, unacknowledged) to
+    /// `checkIn`; other unsolicited secure-channel messages are not ours.
+    func start(checkIn: @escaping @Sendable ([UInt8]) async -> Void = { _ in }) async {
         let responder = caseResponder
         await manager.setHandler(for: .bdx) { [weak self] exchange, first in
             guard let self else { return await exchange.close() }
@@ -91,6 +92,9 @@ actor HubNode {
         await manager.setHandler(for: .secureChannel) { exchange, first in
             if first.opcode == SecureChannelOpcode.sigma1.rawValue {
                 await responder.handle(exchange, first: first)
+            } else if first.opcode == SecureChannelOpcode.icdCheckIn.rawValue, case .unsecured = first.session {
+                await exchange.close()
+                await checkIn(first.payload)
             } else {
                 await exchange.close()
             }

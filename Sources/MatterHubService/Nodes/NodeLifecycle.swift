@@ -12,8 +12,27 @@ import MatterMessaging
 /// - Failures wait with exponential backoff (1 s, 2 s, 4 s ... at most `maxBackoff`); from the
 ///   second attempt on, the node's address is resolved again through `_matter._tcp` (it may
 ///   have moved).
-/// - The node is available exactly while it is live.
+/// - The node is available exactly while it is live, except for a sleepy device (an ICD the
+///   hub is registered with, `icd`): its silence between wakes is its schedule. When its
+///   reports stop it is `asleep` and still available; each Check-In it sends makes the hub
+///   connect and subscribe again (it has no subscription for the hub, or it would not have
+///   checked in); it becomes unavailable only after ``missedCheckInLimit`` wakes in a row
+///   passed without a word from it.
 public struct NodeLifecycle: Sendable, Equatable {
+    /// A registered ICD's schedule (ICD Management's IdleModeDuration, ActiveModeDuration).
+    public struct ICDSchedule: Sendable, Equatable {
+        public var idle: Milliseconds
+        public var active: Milliseconds
+        public init(idle: Milliseconds, active: Milliseconds) {
+            self.idle = idle
+            self.active = active
+        }
+    }
+
+    /// Wakes in a row that may pass without a Check-In or a report before a sleepy node counts
+    /// as unavailable.
+    public static let missedCheckInLimit = 3
+
     public enum State: Sendable, Equatable {
         /// Not started, or stopped.
         case idle
@@ -25,6 +44,9 @@ public struct NodeLifecycle: Sendable, Equatable {
         case live(subscriptionID: UInt32, maxIntervalSeconds: UInt16, deadline: Milliseconds)
         /// Waiting until `until` before the next attempt.
         case waiting(until: Milliseconds, attempt: Int)
+        /// A sleepy node between wakes: its next Check-In (or report) is due by `deadline`;
+        /// `missed` wakes passed without one.
+        case asleep(missed: Int, deadline: Milliseconds)
     }
 
     public enum Event: Sendable, Equatable {
@@ -40,6 +62,9 @@ public struct NodeLifecycle: Sendable, Equatable {
         /// The device's advert went away and came back, or moved to another port: it restarted
         /// (its subscription is gone) or moved. Reconnect now, at the address it announces.
         case deviceRestarted
+        /// A sleepy node sent a valid Check-In: it is awake now and holds no subscription for
+        /// the hub.
+        case checkIn
         /// Time passed; lapses and backoff deadlines are checked.
         case tick
         case stop
@@ -73,6 +98,8 @@ public struct NodeLifecycle: Sendable, Equatable {
         case subscribeFailed = "subscribe-failed"
         /// The hub stopped keeping it live (removed, or the hub shut down).
         case stopped
+        /// A sleepy node let ``NodeLifecycle/missedCheckInLimit`` wakes pass without a word.
+        case missedCheckIns = "missed-check-ins"
     }
 
     /// The max interval asked for: a silent device is noticed within a minute.
@@ -80,6 +107,8 @@ public struct NodeLifecycle: Sendable, Equatable {
     /// Added to the max interval before a subscription counts as lapsed (network and MRP slack).
     public var lapseMargin: Milliseconds = 5_000
     public var maxBackoff: Milliseconds = 60_000
+    /// Set while the hub is registered with the node's ICD Management cluster.
+    public var icd: ICDSchedule?
     public private(set) var state: State = .idle
     public private(set) var isAvailable = false
     /// Why `isAvailable` last changed (nil before it ever did).
@@ -97,6 +126,21 @@ public struct NodeLifecycle: Sendable, Equatable {
             return [.establishSession(resolveAddress: false)]
         case (.idle, _):
             return []
+
+        case (_, .checkIn) where icd != nil:
+            // Awake for a few seconds: connect and subscribe again now (whatever was under way
+            // was started while it slept).
+            state = .connecting(attempt: 1)
+            return [.tearDown, .establishSession(resolveAddress: false)]
+        case (.live(_, _, let due), .tick) where now >= due && icd != nil:
+            return fallAsleep(missed: 1, now: now)
+        case (.connecting, .sessionFailed) where icd != nil, (.subscribing, .subscribeFailed) where icd != nil:
+            return fallAsleep(missed: 0, now: now)
+        case (.asleep(let missed, let due), .tick) where now >= due:
+            return fallAsleep(missed: missed + 1, now: now)
+        case (.asleep, .deviceAnnounced), (.asleep, .deviceRestarted):
+            state = .connecting(attempt: 1)
+            return [.establishSession(resolveAddress: true)]
 
         case (.connecting(let attempt), .sessionEstablished):
             state = .subscribing(attempt: attempt)
@@ -135,6 +179,15 @@ public struct NodeLifecycle: Sendable, Equatable {
             // early ticks: nothing to do.
             return []
         }
+    }
+
+    /// Between wakes: the subscription (if any) is given up, the next wake is waited for, and
+    /// the node stays available until it has missed ``missedCheckInLimit`` in a row.
+    private mutating func fallAsleep(missed: Int, now: Milliseconds) -> [Action] {
+        let next = now + (icd?.idle ?? 0) + lapseMargin
+        state = .asleep(missed: missed, deadline: next)
+        let gone = missed >= Self.missedCheckInLimit ? availability(false, .missedCheckIns) : []
+        return [.tearDown] + gone + [.wake(at: next)]
     }
 
     private func deadline(_ maxIntervalSeconds: UInt16, now: Milliseconds) -> Milliseconds {

@@ -28,6 +28,9 @@ public enum NodeConnection: Sendable, Equatable {
     case retrying(at: Date, attempt: Int)
     /// Subscribed: reports arrive.
     case live
+    /// A sleepy device (an ICD the hub is registered with) between wakes: its next Check-In or
+    /// report is due by `nextCheckIn`; `missed` wakes in a row passed without one.
+    case asleep(nextCheckIn: Date, missed: Int)
 }
 
 /// The hub's live view of its commissioned nodes: for each, a CASE session kept up, one
@@ -46,6 +49,11 @@ public actor NodeRuntime {
         var work: Task<Void, Never>?
         /// The lifecycle's next tick (a lapse deadline, a retry), with the id it fires with.
         var wake: (id: UInt64, timer: ClockTimer)?
+        /// When the node last said something (a report, a Check-In): a sleepy node is awake
+        /// for its ActiveModeDuration after that.
+        var lastHeard: Milliseconds?
+        /// Requests waiting for a sleepy node to wake (by waiter id).
+        var awakeWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
     }
 
     private let hub: Hub
@@ -115,6 +123,7 @@ public actor NodeRuntime {
 
     /// Stops keeping `nodeID` live and forgets its cache.
     public func remove(_ nodeID: NodeID) async {
+        wakeWaiters(nodeID, awake: false)
         handle(nodeID, .stop)
         nodes[nodeID]?.work?.cancel()
         nodes[nodeID]?.wake?.timer.cancel()
@@ -159,16 +168,93 @@ public actor NodeRuntime {
     /// moved; reconnect now, at its announced address.
     public func deviceRestarted(_ nodeID: NodeID) { handle(nodeID, .deviceRestarted) }
 
+    // MARK: - Sleepy nodes (ICD)
+
+    /// The hub registered with (`schedule`) or unregistered from (nil) the node's ICD
+    /// Management cluster.
+    public func setICDSchedule(_ nodeID: NodeID, _ schedule: NodeLifecycle.ICDSchedule?) {
+        nodes[nodeID]?.lifecycle.icd = schedule
+        if schedule == nil { wakeWaiters(nodeID, awake: true) }
+    }
+
+    /// A valid Check-In from the node: it is awake and has no subscription for the hub.
+    public func checkIn(_ nodeID: NodeID) { handle(nodeID, .checkIn) }
+
+    /// Whether a request can reach the node now: always, unless it is a sleepy node that is
+    /// not live or whose last word is older than its ActiveModeDuration (less a margin).
+    public func isAwake(_ nodeID: NodeID) -> Bool {
+        guard let node = nodes[nodeID], let icd = node.lifecycle.icd else { return true }
+        guard case .live = node.lifecycle.state, let heard = node.lastHeard else { return false }
+        return now + Self.awakeMargin < heard + icd.active
+    }
+    static let awakeMargin: Milliseconds = 500
+
+    /// When a sleepy node's next Check-In or report is due (nil: not a sleepy node).
+    public func nextExpectedCheckIn(_ nodeID: NodeID) -> Date? {
+        guard let node = nodes[nodeID], let icd = node.lifecycle.icd else { return nil }
+        let due: Milliseconds
+        switch node.lifecycle.state {
+        case .asleep(_, let deadline): due = deadline
+        case .live(_, _, let deadline): due = deadline - node.lifecycle.lapseMargin
+        default: due = (node.lastHeard ?? now) + icd.idle
+        }
+        return Date().addingTimeInterval(Double(Int64(due) - Int64(now)) / 1000)
+    }
+
+    /// Holds a request for a sleepy node until it is next awake (its Check-In answered and
+    /// subscribed again, or a report): true at once for a node that is awake or not sleepy,
+    /// false when `timeout` passed first.
+    public func waitUntilAwake(_ nodeID: NodeID, timeout: Duration) async -> Bool {
+        guard nodes[nodeID] != nil, !isAwake(nodeID) else { return true }
+        waiterIDs += 1
+        let id = waiterIDs
+        let ms = Milliseconds(max(0, timeout / .milliseconds(1)))
+        let timer = timers.schedule(at: timers.now() + ms) { [weak self] in
+            Task { await self?.expireWaiter(nodeID, id) }
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { c in
+            if nodes[nodeID] == nil { return c.resume(returning: false) }
+            nodes[nodeID]?.awakeWaiters[id] = c
+        }
+    }
+    private var waiterIDs: UInt64 = 0
+
+    private func expireWaiter(_ nodeID: NodeID, _ id: UInt64) {
+        nodes[nodeID]?.awakeWaiters.removeValue(forKey: id)?.resume(returning: false)
+    }
+
+    private func heard(_ nodeID: NodeID) {
+        guard nodes[nodeID] != nil else { return }
+        nodes[nodeID]?.lastHeard = now
+    }
+
+    /// Lets the held requests go (after the lifecycle moved: a report, a new subscription).
+    private func wakeWaiters(_ nodeID: NodeID, awake: Bool) {
+        guard let waiters = nodes[nodeID]?.awakeWaiters, !waiters.isEmpty else { return }
+        nodes[nodeID]?.awakeWaiters = [:]
+        for c in waiters.values { c.resume(returning: awake) }
+    }
+
     // MARK: - Driving the lifecycle
 
     private var now: Milliseconds { Milliseconds(max(0, (clock.now - epoch).milliseconds)) }
 
     private func handle(_ nodeID: NodeID, _ event: NodeLifecycle.Event) {
+        var heardFrom = false
+        switch event {
+        case .reportReceived, .subscribed, .checkIn:
+            heard(nodeID)
+            heardFrom = true
+        default: break
+        }
         guard var node = nodes[nodeID] else { return }
         let before = Self.phase(node.lifecycle.state)
         let actions = node.lifecycle.handle(event, now: now)
         nodes[nodeID] = node
         for action in actions { perform(action, for: nodeID) }
+        // A sleepy node that spoke and is live again takes the requests held for it.
+        if heardFrom, case .live = node.lifecycle.state { wakeWaiters(nodeID, awake: true) }
         if Self.phase(node.lifecycle.state) != before { continuation.yield(.connection(nodeID, connection(node.lifecycle.state))) }
     }
 
@@ -182,7 +268,12 @@ public actor NodeRuntime {
 
     /// What the hub is doing about `nodeID` now.
     public func connection(of nodeID: NodeID) -> NodeConnection {
-        nodes[nodeID].map { connection($0.lifecycle.state) } ?? .stopped
+        guard let node = nodes[nodeID] else { return .stopped }
+        // A sleepy node live between its wakes is asleep (its next report or Check-In due).
+        if case .live = node.lifecycle.state, node.lifecycle.icd != nil, !isAwake(nodeID), let next = nextExpectedCheckIn(nodeID) {
+            return .asleep(nextCheckIn: next, missed: 0)
+        }
+        return connection(node.lifecycle.state)
     }
 
     private func connection(_ state: NodeLifecycle.State) -> NodeConnection {
@@ -192,6 +283,8 @@ public actor NodeRuntime {
         case .live: .live
         case .waiting(let until, let attempt):
             .retrying(at: Date().addingTimeInterval(Double(Int64(until) - Int64(now)) / 1000), attempt: attempt)
+        case .asleep(let missed, let deadline):
+            .asleep(nextCheckIn: Date().addingTimeInterval(Double(Int64(deadline) - Int64(now)) / 1000), missed: missed)
         }
     }
 

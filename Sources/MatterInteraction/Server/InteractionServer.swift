@@ -21,6 +21,10 @@ public actor InteractionServer {
     public let maxPayloadSize: Int
     /// The most commands one InvokeRequest may carry (BasicInformation.MaxPathsPerInvoke).
     public let maxPathsPerInvoke: Int
+    /// An ICD's IdleModeDuration (seconds): its subscriptions' max interval, whatever the
+    /// subscriber asked for, as the CHIP SDK's ICD server decides it (the device wakes for its
+    /// reports and its check-ins together). Nil: the subscriber's ceiling.
+    public let icdIdleSeconds: UInt16?
 
     struct Subscription {
         var id: UInt32
@@ -40,7 +44,8 @@ public actor InteractionServer {
     /// `firstEventNumber`: above every event number the device used before (it persists them).
     public init(dataModel: DataModel, device: any InteractionDevice,
                 maxPayloadSize: Int = ReportChunker.defaultMaxPayloadSize, maxPathsPerInvoke: Int = 10,
-                firstSubscriptionID: UInt32 = 1, firstEventNumber: UInt64 = 1) {
+                firstSubscriptionID: UInt32 = 1, firstEventNumber: UInt64 = 1, icdIdleSeconds: UInt16? = nil) {
+        self.icdIdleSeconds = icdIdleSeconds
         self.dataModel = dataModel
         self.device = device
         self.maxPayloadSize = maxPayloadSize
@@ -182,7 +187,7 @@ public actor InteractionServer {
         }
         let id = nextSubscriptionID
         nextSubscriptionID &+= 1
-        let maxInterval = max(request.minIntervalFloor, request.maxIntervalCeiling)
+        let maxInterval = Self.maxInterval(floor: request.minIntervalFloor, ceiling: request.maxIntervalCeiling, icdIdle: icdIdleSeconds)
         subscriptions[id] = Subscription(id: id, context: context, paths: request.attributeRequests ?? [],
                                          fabricFiltered: request.isFabricFiltered,
                                          scheduler: SubscriptionScheduler(minIntervalSeconds: request.minIntervalFloor,
@@ -193,6 +198,22 @@ public actor InteractionServer {
         return (id, maxInterval)
     }
     private var pendingActivation: Set<UInt32> = []
+
+    /// The subscriber's ceiling (at least its floor); for an ICD, its idle duration, or the first
+    /// multiple of it at or above the floor, at most an hour (the SDK's publisher limit).
+    static func maxInterval(floor: UInt16, ceiling: UInt16, icdIdle: UInt16?) -> UInt16 {
+        guard let idle = icdIdle, idle > 0 else { return max(floor, ceiling) }
+        let multiple = floor <= idle ? UInt32(idle) : (UInt32(floor) / UInt32(idle) + 1) * UInt32(idle)
+        return UInt16(min(multiple, 3600))
+    }
+
+    /// Whether `peerNodeID` on `fabricIndex` holds an active subscription (an ICD checks in
+    /// only with registered clients that do not, Matter Core 9.16.6.5).
+    public func hasActiveSubscription(from peerNodeID: UInt64, fabricIndex: UInt8) -> Bool {
+        subscriptions.values.contains {
+            !pendingActivation.contains($0.id) && $0.context.peerNodeID == peerNodeID && $0.context.fabricIndex == fabricIndex
+        }
+    }
 
     /// The priming report was acknowledged and SubscribeResponse sent: reports start now.
     func activateSubscription(_ id: UInt32, now: UInt64) {

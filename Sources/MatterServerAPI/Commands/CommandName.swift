@@ -3,7 +3,8 @@
 /// `import_test_node`, `set_acl_entry`, `set_node_binding`), plus schema 12's named credential
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
 /// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label`, `get_thread_border_routers` and `get_thread_diagnostics`, and schema 13's `get_network_topology`
-/// and `initiate_ota_upload`.
+/// and `initiate_ota_upload`, matterjs-server's ICD commands (`get_icd_state`, `register_icd`,
+/// `unregister_icd`, `resync_icd`) and its `get_loglevel`/`set_loglevel`.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -19,6 +20,12 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case getNetworkTopology = "get_network_topology"
     case getThreadDiagnostics = "get_thread_diagnostics"
     case initiateOtaUpload = "initiate_ota_upload"
+    case getICDState = "get_icd_state"
+    case registerICD = "register_icd"
+    case unregisterICD = "unregister_icd"
+    case resyncICD = "resync_icd"
+    case getLogLevel = "get_loglevel"
+    case setLogLevel = "set_loglevel"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"
     case getVendorNames = "get_vendor_names"

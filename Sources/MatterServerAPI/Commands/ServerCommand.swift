@@ -67,6 +67,17 @@ public enum ServerCommand: Hashable, Sendable {
     /// A single-use id for one `POST /ota-upload/<id>` of a `.ota` image (schema 13): the
     /// server answers it itself, binding the id to the connection's address.
     case initiateOtaUpload
+    /// Schema 12's ICD commands (matterjs-server's): the node's Check-In registration with the
+    /// hub. `ignoredVendors` replaces the default list of vendors whose fabrics do not count
+    /// against `register_icd` (error 100, multi-admin); `force` forgets the registration without
+    /// asking the device.
+    case getICDState(nodeID: UInt64)
+    case registerICD(nodeID: UInt64, allowMultiAdmin: Bool, ignoredVendors: [UInt16]?)
+    case unregisterICD(nodeID: UInt64, force: Bool)
+    case resyncICD(nodeID: UInt64)
+    /// matterjs-server's log levels: `console_loglevel` and `file_loglevel` (nil: unchanged).
+    case getLogLevel
+    case setLogLevel(console: String?, file: String?)
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -106,6 +117,12 @@ public enum ServerCommand: Hashable, Sendable {
         case .getNetworkTopology: return .getNetworkTopology
         case .getThreadDiagnostics: return .getThreadDiagnostics
         case .initiateOtaUpload: return .initiateOtaUpload
+        case .getICDState: return .getICDState
+        case .registerICD: return .registerICD
+        case .unregisterICD: return .unregisterICD
+        case .resyncICD: return .resyncICD
+        case .getLogLevel: return .getLogLevel
+        case .setLogLevel: return .setLogLevel
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -180,6 +197,15 @@ public enum ServerCommand: Hashable, Sendable {
             }
             return .getThreadDiagnostics(extPanID: xp?.uppercased(), force: try a.optional("force") ?? false)
         case .initiateOtaUpload: return .initiateOtaUpload
+        case .getICDState: return .getICDState(nodeID: try a.required("node_id"))
+        case .registerICD:
+            return .registerICD(nodeID: try a.required("node_id"), allowMultiAdmin: try a.optional("allow_multi_admin") ?? false,
+                                ignoredVendors: try a.optional("ignored_vendors"))
+        case .unregisterICD: return .unregisterICD(nodeID: try a.required("node_id"), force: try a.optional("force") ?? false)
+        case .resyncICD: return .resyncICD(nodeID: try a.required("node_id"))
+        case .getLogLevel: return .getLogLevel
+        case .setLogLevel:
+            return .setLogLevel(console: try a.optional("console_loglevel"), file: try a.optional("file_loglevel"))
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,

@@ -84,17 +84,24 @@ public struct HubDevice: Hashable, Sendable {
 
     /// "Reconnecting" told apart from "unavailable until the next try".
     public struct Connection: Hashable, Sendable {
-        /// `live`, `connecting`, `retrying` or `stopped`.
+        /// `live`, `connecting`, `retrying`, `asleep` (a sleepy device between its Check-Ins,
+        /// still available) or `stopped`.
         public var state: String
         /// The try in a row (`connecting`, `retrying`).
         public var attempt: Int?
         /// When the next try is (`retrying`; sooner when the device announces itself), ISO 8601 UTC.
         public var retryAt: String?
+        /// `asleep`: when its next Check-In (or report) is due, ISO 8601 UTC.
+        public var nextCheckIn: String?
+        /// `asleep`: wakes in a row that passed without a word from it.
+        public var missedCheckIns: Int?
 
-        public init(state: String, attempt: Int? = nil, retryAt: String? = nil) {
+        public init(state: String, attempt: Int? = nil, retryAt: String? = nil, nextCheckIn: String? = nil, missedCheckIns: Int? = nil) {
             self.state = state
             self.attempt = attempt
             self.retryAt = retryAt
+            self.nextCheckIn = nextCheckIn
+            self.missedCheckIns = missedCheckIns
         }
 
         public var json: JSONValue {
@@ -102,12 +109,15 @@ public struct HubDevice: Hashable, Sendable {
             o.append("state", .string(state))
             if let attempt { o.append("attempt", .integer(attempt)) }
             if let retryAt { o.append("retry_at", .string(retryAt)) }
+            if let nextCheckIn { o.append("next_check_in", .string(nextCheckIn)) }
+            if let missedCheckIns { o.append("missed_check_ins", .integer(missedCheckIns)) }
             return .object(o)
         }
 
         public init(json: JSONValue) throws(APIError) {
             let r = try ObjectReader(json, context: "device connection")
-            self.init(state: try r.required("state"), attempt: try r.optional("attempt"), retryAt: try r.optional("retry_at"))
+            self.init(state: try r.required("state"), attempt: try r.optional("attempt"), retryAt: try r.optional("retry_at"),
+                      nextCheckIn: try r.optional("next_check_in"), missedCheckIns: try r.optional("missed_check_ins"))
         }
     }
 
