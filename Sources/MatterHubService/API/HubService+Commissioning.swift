@@ -110,7 +110,8 @@ extension HubService {
 
     /// A node just commissioned: the fabric label, then the interview (the subscription's priming
     /// report reads every attribute), then `node_added` and `node_updated` for OHF listeners
-    /// (when it came up within 30 s) and `matterhub/device_updated`. Whether it is live.
+    /// (when it came up within 30 s), the Check-In registration of a LIT-capable node, and
+    /// `matterhub/device_updated`. Whether it is live.
     func bringUp(_ node: NodeID) async -> Bool {
         if let label = fabricLabel, let client = try? await client(node) {
             _ = try? await client.invoke(Clusters.OperationalCredentials.UpdateFabricLabel(label: label), endpoint: 0)
@@ -124,6 +125,7 @@ extension HubService {
             publish(.nodeAdded(data))
             publish(.nodeUpdated(data))
         }
+        if live { await registerIfLongIdle(node) }
         await announceDevice(node.rawValue)
         return live
     }

@@ -50,6 +50,18 @@ extension HubService {
         return NodeLifecycle.ICDSchedule(idle: Milliseconds(idle) * 1000, active: Milliseconds(active))
     }
 
+    /// A node that can sleep for long (LIT-capable) gets the hub's registration as soon as it is
+    /// commissioned, as Apple's and matterjs-server's controllers register with theirs: without
+    /// it, a sleeping device would look dead. Other fabrics do not matter here (the user added
+    /// the device to this hub); a failure is logged and `register_icd` can try again.
+    func registerIfLongIdle(_ id: NodeID) async {
+        let cache = await runtime.attributes(of: id)
+        guard Self.supportsLIT(cache), await icdCheckIns.registration(of: id) == nil else { return }
+        do { _ = try await registerICD(id, allowMultiAdmin: true, ignoredVendors: nil) } catch {
+            logger("hub: node \(id.rawValue) can sleep for long but the hub could not register for its Check-Ins: \(error.details)")
+        }
+    }
+
     // MARK: Commands
 
     func icdState(_ id: NodeID) async throws(APIError) -> JSONValue {

@@ -84,7 +84,7 @@ actor HubNode {
     /// Answers CASE (Sigma1) from now on, and hands ICD Check-Ins (unsecured, unacknowledged) to
     /// `checkIn`; other unsolicited secure-channel messages are not ours.
     func start(checkIn: @escaping @Sendable ([UInt8]) async -> Void = { _ in }) async {
-        let responder = caseResponder
+        let responder = caseResponder, manager = self.manager
         await manager.setHandler(for: .bdx) { [weak self] exchange, first in
             guard let self else { return await exchange.close() }
             await self.serveBDX(exchange, first: first)
@@ -93,7 +93,9 @@ actor HubNode {
             if first.opcode == SecureChannelOpcode.sigma1.rawValue {
                 await responder.handle(exchange, first: first)
             } else if first.opcode == SecureChannelOpcode.icdCheckIn.rawValue, case .unsecured = first.session {
+                // Each Check-In comes from a fresh random node ID: its unsecured session goes with it.
                 await exchange.close()
+                await manager.removeSession(first.session)
                 await checkIn(first.payload)
             } else {
                 await exchange.close()
