@@ -4,7 +4,11 @@
 device. Prints one JSON object: the commissioning time through the API, every device_command
 round trip, and every time from a command to its attribute_updated (milliseconds).
 
-    client.py ws://127.0.0.1:5580/ws SETUP_CODE [TOGGLES]
+    client.py ws://127.0.0.1:5580/ws SETUP_CODE [TOGGLES [ENDPOINT [SERVER_PID]]]
+
+ENDPOINT (default 1) is the On/Off endpoint toggled (a bridged light's on a bridge); with
+SERVER_PID, the server's CPU time over the toggles is measured too (cpu_ms_per_toggle: the
+command, its report and the attribute_updated, per toggle).
 
 Run with the python of .peers/ohf-client. Every wait is bounded; a failure prints
 {"error": ...} and exits 1.
@@ -25,7 +29,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from ohfcheck import connect_when_up as connect  # noqa: E402
 
 
-async def main(url, code, toggles):
+def cpu_ms(pid):
+    """The process's user and system CPU time so far, in milliseconds (/proc/PID/stat)."""
+    if pid is None:
+        return None
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
+async def main(url, code, toggles, endpoint=1, server_pid=None):
     async with aiohttp.ClientSession() as session:
         client = await connect(url, session)
         ready = asyncio.Event()
@@ -36,25 +49,31 @@ async def main(url, code, toggles):
         commission_ms = (time.monotonic() - start) * 1000
         updates = asyncio.Queue()
         client.subscribe_events(lambda event, value: updates.put_nowait((time.monotonic(), value)),
-                                EventType.ATTRIBUTE_UPDATED, node_filter=node.node_id, attr_path_filter="1/6/0")
+                                EventType.ATTRIBUTE_UPDATED, node_filter=node.node_id, attr_path_filter=f"{endpoint}/6/0")
         rtt, to_update = [], []
+        cpu_before = cpu_ms(server_pid)
         for _ in range(toggles):
             while not updates.empty():
                 updates.get_nowait()
             t0 = time.monotonic()
-            await asyncio.wait_for(client.send_device_command(node.node_id, 1, Clusters.OnOff.Commands.Toggle()), 10)
+            await asyncio.wait_for(client.send_device_command(node.node_id, endpoint, Clusters.OnOff.Commands.Toggle()), 10)
             rtt.append((time.monotonic() - t0) * 1000)
             arrived, _ = await asyncio.wait_for(updates.get(), 10)
             to_update.append((arrived - t0) * 1000)
-        print(json.dumps({"node_id": node.node_id, "commission_ms": commission_ms, "rtt_ms": rtt, "update_ms": to_update}),
-              flush=True)
+        cpu_after = cpu_ms(server_pid)
+        result = {"node_id": node.node_id, "commission_ms": commission_ms, "rtt_ms": rtt, "update_ms": to_update,
+                  "endpoints": len({int(path.split("/")[0]) for path in node.node_data.attributes})}
+        if cpu_before is not None:
+            result["cpu_ms_per_toggle"] = (cpu_after - cpu_before) / max(1, toggles)
+        print(json.dumps(result), flush=True)
         listen.cancel()
         await client.disconnect()
 
 
 if __name__ == "__main__":
     try:
-        asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20))
+        asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 20,
+                         int(sys.argv[4]) if len(sys.argv) > 4 else 1, int(sys.argv[5]) if len(sys.argv) > 5 else None))
     except Exception as error:
         print(json.dumps({"error": repr(error)}), flush=True)
         sys.exit(1)

@@ -76,10 +76,30 @@ def many_sequential(lines):
                 print(f"    {server}: {client.get('error') or client['failures']}")
 
 
+def bridge(lines):
+    print("a bridge: our hub vs python-matter-server 8.1.2, same virtual bridge, same 8.1.2 client")
+    rows = [("commissioning with the interview (ms)", lambda rs: statistics.median(r["client"]["commission_ms"] for r in rs)),
+            ("endpoints in the node data", lambda rs: statistics.median(r["client"].get("endpoints", 0) for r in rs)),
+            ("device_command round trip (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["rtt_ms"])),
+            ("command -> attribute_updated (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["update_ms"])),
+            ("server CPU per toggle and its report (ms)", lambda rs: statistics.median(r["client"].get("cpu_ms_per_toggle", 0) for r in rs)),
+            ("resident memory (MB)", lambda rs: statistics.median(r["rss_kb"] / 1024 for r in rs)),
+            ("resident memory per endpoint (KB)", lambda rs: statistics.median(r["rss_kb"] / r["lights"] for r in rs))]
+    for n in sorted({l["lights"] for l in lines}):
+        got = {s: [l for l in lines if l["lights"] == n and l["server"] == s and "error" not in l["client"]] for s in ("ours", "pms")}
+        print(f"  {n} bridged lights (runs: ours {len(got['ours'])}, PMS {len(got['pms'])}) {'ours':>12} {'PMS':>10} {'ratio':>8}")
+        for label, figure in rows:
+            ours = figure(got["ours"]) if got["ours"] else None
+            pms = figure(got["pms"]) if got["pms"] else None
+            ratio = f"{ours / pms:.3f}x" if ours is not None and pms else "-"
+            fmt = lambda v: "-" if v is None else f"{v:10.1f}"
+            print(f"    {label:44} {fmt(ours)} {fmt(pms)} {ratio:>8}")
+
+
 def main(path):
     with open(path) as f:
         lines = [json.loads(line) for line in f if line.strip()]
-    sections = {"one-node": one_node, "many-sequential": many_sequential}
+    sections = {"one-node": one_node, "many-sequential": many_sequential, "bridge": bridge}
     for name, show in sections.items():
         chosen = [l for l in lines if l.get("section") == name]
         if chosen:

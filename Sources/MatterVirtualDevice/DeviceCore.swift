@@ -71,6 +71,10 @@ actor DeviceCore: InteractionDevice {
     let vendorID: UInt16
     let productID: UInt16
     nonisolated let kind: VirtualDeviceConfiguration.Kind
+    /// Its endpoints and clusters (a bridge's change with its lights).
+    private(set) var shape: DeviceShape
+    /// A bridge's bridged lights: on or off, by endpoint (not kept across restarts).
+    var bridgedOn: [EndpointID: Bool] = [:]
     nonisolated let network: VirtualDeviceConfiguration.Network?
     /// The simulated Wi-Fi or Thread interface (nil: Ethernet).
     var radio: SimulatedNetworkInterface?
@@ -120,6 +124,7 @@ actor DeviceCore: InteractionDevice {
         vendorID = c.vendorID
         productID = c.productID
         kind = c.kind
+        shape = DeviceShape(c)
         network = c.network
         faults = c.faults
         self.credentials = credentials
@@ -334,9 +339,7 @@ actor DeviceCore: InteractionDevice {
         return v
     }
 
-    func deviceTypes(_ endpoint: EndpointID) -> [UInt32] {
-        endpoint == 0 ? [DeviceDataModel.rootDeviceType] : [kind.deviceType]
-    }
+    func deviceTypes(_ endpoint: EndpointID) -> [UInt32] { shape.deviceTypes(endpoint).map(\.0) }
 
     func allows(_ p: Clusters.AccessControl.Privilege, _ endpoint: EndpointID, _ cluster: ClusterID, _ c: IMSessionContext) -> Bool {
         AccessControl.allows(p, endpoint: endpoint, cluster: cluster, deviceTypes: deviceTypes(endpoint), context: c, acl: state.acl)
@@ -532,7 +535,34 @@ actor DeviceCore: InteractionDevice {
         bump(0, .threadNetworkDiagnostics)
     }
 
+    /// A bridge's lights become `count`; the lights that went forget their state.
+    func setBridgedLights(_ count: Int) -> DeviceShape {
+        shape.bridgedLights = count
+        bridgedOn = bridgedOn.filter { shape.isBridgedLight($0.key) }
+        return shape
+    }
+
+    /// A bridged light's names and reachability (always reachable).
+    private func bridgedBasicInformation(_ endpoint: EndpointID, _ attribute: AttributeID) -> TLVElement? {
+        typealias B = Clusters.BridgedDeviceBasicInformation.Attribute
+        let number = Int(endpoint.rawValue - DeviceShape.firstBridgedEndpoint.rawValue) + 1
+        switch attribute {
+        case B.vendorName: return .utf8("MatterHub")
+        case B.productName: return .utf8("MatterHub Bridged Light")
+        case B.nodeLabel: return .utf8("Light \(number)")
+        case B.reachable: return .bool(true)
+        case B.uniqueID: return .utf8("\(state.serialNumber ?? "MH")-\(number)")
+        default: return nil
+        }
+    }
+
     func pressButton() {
+        if kind == .bridge {  // the first bridged light
+            let first = DeviceShape.firstBridgedEndpoint
+            bridgedOn[first] = !(bridgedOn[first] ?? false)
+            bump(first, .onOff)
+            return
+        }
         state.onOff.toggle()
         if state.onOff { levelFollowsOn() }
         bump(1, .onOff)  // the light is endpoint 1
@@ -540,6 +570,17 @@ actor DeviceCore: InteractionDevice {
     }
 
     private func onOff(_ command: CommandID, endpoint: EndpointID) -> CommandOutcome {
+        if shape.isBridgedLight(endpoint) {
+            let on = bridgedOn[endpoint] ?? false
+            switch command {
+            case Clusters.OnOff.Command.off: bridgedOn[endpoint] = false
+            case Clusters.OnOff.Command.on: bridgedOn[endpoint] = true
+            case Clusters.OnOff.Command.toggle: bridgedOn[endpoint] = !on
+            default: return .status(StatusIB(.unsupportedCommand))
+            }
+            bump(endpoint, .onOff)
+            return .status(.success)
+        }
         switch command {
         case Clusters.OnOff.Command.off: state.onOff = false
         case Clusters.OnOff.Command.on: state.onOff = true
@@ -555,8 +596,7 @@ actor DeviceCore: InteractionDevice {
     // MARK: Attribute values
 
     private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
-        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, kind: kind, network: network,
-                                              ota: configuredSoftwareVersion != nil, icd: icd?.configuration.mode) else { return nil }
+        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, shape: shape) else { return nil }
         func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
         switch path.attribute {
         case .clusterRevision: return .unsigned(spec.revision)
@@ -574,18 +614,20 @@ actor DeviceCore: InteractionDevice {
         switch path.cluster {
         case .descriptor:
             switch path.attribute {
-            case DescriptorAttr.deviceTypeList: return .array(deviceTypes(path.endpoint).map {
-                .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt16(path.endpoint == 0 ? 3 : 3))])
+            case DescriptorAttr.deviceTypeList: return .array(shape.deviceTypes(path.endpoint).map {
+                .structure([.unsigned(.context(0), $0.0), .unsigned(.context(1), $0.1)])
             })
             case DescriptorAttr.serverList:
-                return .array(DeviceDataModel.specs(endpoint: path.endpoint, kind: kind, network: network,
-                                                    ota: configuredSoftwareVersion != nil, icd: icd?.configuration.mode).map { .unsigned($0.id.rawValue) })
+                return .array(DeviceDataModel.specs(endpoint: path.endpoint, shape: shape).map { .unsigned($0.id.rawValue) })
             case DescriptorAttr.clientList: return .array([])
-            case DescriptorAttr.partsList: return .array(path.endpoint == 0 ? [.unsigned(UInt16(1))] : [])
+            case DescriptorAttr.partsList: return .array(shape.partsList(path.endpoint).map { .unsigned($0.rawValue) })
             default: return nil
             }
         case .onOff:
-            return path.attribute == Clusters.OnOff.Attribute.onOff ? .bool(state.onOff) : nil
+            guard path.attribute == Clusters.OnOff.Attribute.onOff else { return nil }
+            return .bool(shape.isBridgedLight(path.endpoint) ? bridgedOn[path.endpoint] ?? false : state.onOff)
+        case .bridgedDeviceBasicInformation where shape.isBridgedLight(path.endpoint):
+            return bridgedBasicInformation(path.endpoint, path.attribute)
         case .levelControl:
             return path.endpoint == 1 ? state.level?.attribute(path.attribute) : nil
         case .accessControl:
@@ -695,7 +737,7 @@ actor DeviceCore: InteractionDevice {
         case BasicAttr.dataModelRevision: return .unsigned(UInt16(17))
         case BasicAttr.vendorName: return .utf8("MatterHub")
         case BasicAttr.vendorID: return .unsigned(vendorID)
-        case BasicAttr.productName: return .utf8(kind == .light ? "MatterHub Virtual Light" : "MatterHub Virtual Plug")
+        case BasicAttr.productName: return .utf8(kind.productName)
         case BasicAttr.productID: return .unsigned(productID)
         case BasicAttr.nodeLabel: return .utf8(state.nodeLabel)
         case BasicAttr.location: return .utf8(state.location)

@@ -2,8 +2,55 @@ import MatterClusters
 import MatterInteraction
 import MatterTLV
 
+/// What a virtual device is made of: its kind, its radio, whether it is an OTA requestor or an
+/// ICD, and a bridge's number of bridged lights.
+struct DeviceShape: Sendable, Hashable {
+    var kind: VirtualDeviceConfiguration.Kind
+    var network: VirtualDeviceConfiguration.Network?
+    var ota: Bool
+    var icd: ICDConfiguration.Mode?
+    var bridgedLights: Int
+
+    init(_ c: VirtualDeviceConfiguration) {
+        kind = c.kind
+        network = c.network
+        ota = c.softwareVersion != nil
+        icd = c.icd?.mode
+        bridgedLights = c.kind == .bridge ? c.bridgedLights : 0
+    }
+
+    /// The first bridged light's endpoint (a bridge's endpoint 1 is its Aggregator).
+    static let firstBridgedEndpoint: EndpointID = 2
+
+    var endpoints: [EndpointID] {
+        [0, 1] + (0..<bridgedLights).map { EndpointID(Self.firstBridgedEndpoint.rawValue + UInt16($0)) }
+    }
+
+    func isBridgedLight(_ endpoint: EndpointID) -> Bool {
+        kind == .bridge && endpoint.rawValue >= Self.firstBridgedEndpoint.rawValue
+            && Int(endpoint.rawValue - Self.firstBridgedEndpoint.rawValue) < bridgedLights
+    }
+
+    /// DeviceTypeList: (device type, revision).
+    func deviceTypes(_ endpoint: EndpointID) -> [(UInt32, UInt16)] {
+        if endpoint == 0 { return [(DeviceDataModel.rootDeviceType, 3)] }
+        if isBridgedLight(endpoint) { return [(0x0100, 3), (0x0013, 3)] }  // On/Off Light, Bridged Node
+        return endpoint == 1 ? [(kind.deviceType, kind == .bridge ? 2 : 3)] : []
+    }
+
+    /// PartsList: every other endpoint on the root; the bridged lights on the Aggregator.
+    func partsList(_ endpoint: EndpointID) -> [EndpointID] {
+        switch endpoint {
+        case 0: return Array(endpoints.dropFirst())
+        case 1 where kind == .bridge: return Array(endpoints.dropFirst(2))
+        default: return []
+        }
+    }
+}
+
 /// The device's endpoints and clusters: endpoint 0 is the root node, endpoint 1 the light
-/// (On/Off and Level Control) or the plug (On/Off).
+/// (On/Off and Level Control), the plug (On/Off) or a bridge's Aggregator, whose bridged On/Off
+/// lights follow from endpoint 2.
 enum DeviceDataModel {
     /// Global attributes every cluster has (Matter Core 7.13).
     static let globals: Set<AttributeID> = [.generatedCommandList, .acceptedCommandList, .attributeList, .featureMap,
@@ -62,9 +109,7 @@ enum DeviceDataModel {
                                : F.checkInProtocolSupport.rawValue)
     }
 
-    static func specs(endpoint: EndpointID, kind: VirtualDeviceConfiguration.Kind,
-                      network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false,
-                      icd: ICDConfiguration.Mode? = nil) -> [ClusterSpec] {
+    static func specs(endpoint: EndpointID, shape: DeviceShape) -> [ClusterSpec] {
         typealias D = Clusters.Descriptor.Attribute
         typealias OnOff = Clusters.OnOff
         typealias ACL = Clusters.AccessControl.Attribute
@@ -74,11 +119,18 @@ enum DeviceDataModel {
         typealias OC = Clusters.OperationalCredentials
         let descriptor = ClusterSpec(id: .descriptor, attributes: [D.deviceTypeList, D.serverList, D.clientList, D.partsList],
                                      revision: 2)
+        let onOff = ClusterSpec(id: .onOff, attributes: [OnOff.Attribute.onOff],
+                                accepted: [OnOff.Command.off, OnOff.Command.on, OnOff.Command.toggle], revision: 6)
+        if shape.isBridgedLight(endpoint) { return [descriptor, onOff, bridgedDeviceBasicInformation] }
         if endpoint == 1 {
-            let onOff = ClusterSpec(id: .onOff, attributes: [OnOff.Attribute.onOff],
-                                    accepted: [OnOff.Command.off, OnOff.Command.on, OnOff.Command.toggle], revision: 6)
-            return kind == .light ? [descriptor, onOff, levelControl] : [descriptor, onOff]
+            switch shape.kind {
+            case .light: return [descriptor, onOff, levelControl]
+            case .plug: return [descriptor, onOff]
+            case .bridge: return [descriptor]
+            }
         }
+        guard endpoint == 0 else { return [] }
+        let network = shape.network
         return [
             descriptor,
             ClusterSpec(id: .accessControl,
@@ -107,8 +159,8 @@ enum DeviceDataModel {
             // The simulated radio's diagnostics (what a hub's network map is drawn from).
             network == .thread ? ClusterSpec(id: .threadNetworkDiagnostics, attributes: RadioDiagnostics.threadAttributes, revision: 2) : nil,
             network == .wifi ? ClusterSpec(id: .wiFiNetworkDiagnostics, attributes: RadioDiagnostics.wifiAttributes, revision: 1) : nil,
-            ota ? otaRequestor : nil,
-            icd.map(icdManagement),
+            shape.ota ? otaRequestor : nil,
+            shape.icd.map(icdManagement),
             // Mandatory on the root node (Matter Core 11.12): NetworkInterfaces, RebootCount,
             // UpTime, TestEventTriggersEnabled (never enabled: no test event triggers here).
             ClusterSpec(id: .generalDiagnostics, attributes: [0, 1, 2, 8], revision: 2),
@@ -132,18 +184,20 @@ enum DeviceDataModel {
         ].compactMap { $0 }
     }
 
-    static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, kind: VirtualDeviceConfiguration.Kind,
-                     network: VirtualDeviceConfiguration.Network? = nil, ota: Bool = false,
-                     icd: ICDConfiguration.Mode? = nil) -> ClusterSpec? {
-        specs(endpoint: endpoint, kind: kind, network: network, ota: ota, icd: icd).first { $0.id == cluster }
+    static func spec(_ endpoint: EndpointID, _ cluster: ClusterID, shape: DeviceShape) -> ClusterSpec? {
+        specs(endpoint: endpoint, shape: shape).first { $0.id == cluster }
     }
 
-    static let endpoints: [EndpointID] = [0, 1]
+    /// A bridged light's BridgedDeviceBasicInformation: names, reachability, a unique ID.
+    static let bridgedDeviceBasicInformation: ClusterSpec = {
+        typealias B = Clusters.BridgedDeviceBasicInformation.Attribute
+        return ClusterSpec(id: .bridgedDeviceBasicInformation,
+                           attributes: [B.vendorName, B.productName, B.nodeLabel, B.reachable, B.uniqueID], revision: 4)
+    }()
 
-    static func dataModel(kind: VirtualDeviceConfiguration.Kind, network: VirtualDeviceConfiguration.Network?, ota: Bool = false,
-                          icd: ICDConfiguration.Mode? = nil) -> DataModel {
-        DataModel(endpoints: endpoints.map { ep in
-            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, kind: kind, network: network, ota: ota, icd: icd).map { s in
+    static func dataModel(shape: DeviceShape) -> DataModel {
+        DataModel(endpoints: shape.endpoints.map { ep in
+            DataModel.Endpoint(id: ep, clusters: specs(endpoint: ep, shape: shape).map { s in
                 DataModel.Cluster(id: s.id, attributes: Set(s.attributes).union(globals), writableAttributes: Set(s.writable),
                                   acceptedCommands: Set(s.accepted), timedCommands: Set(s.timed), events: Set(s.events))
             })

@@ -43,7 +43,7 @@ public actor VirtualDevice {
     nonisolated let checkInCount = Counter()
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
-    nonisolated let dataModel: DataModel
+    private(set) var dataModel: DataModel
     /// The time of the device's timers, MRP and reports.
     nonisolated let clock: any MatterClock
     private var pase: PASEResponder?
@@ -119,7 +119,7 @@ public actor VirtualDevice {
         sleepGate = c.icd?.mode == .lit ? SleepGate(clock: clock, thresholdMilliseconds: c.icd!.thresholdMilliseconds) : nil
         manager = ExchangeManager(transport: sleepGate.map { SleepyTransport(inner: transport, gate: $0) } ?? transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
-        dataModel = DeviceDataModel.dataModel(kind: c.kind, network: c.network, ota: c.softwareVersion != nil, icd: c.icd?.mode)
+        dataModel = DeviceDataModel.dataModel(shape: DeviceShape(c))
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
         server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
                                    firstEventNumber: UInt64(state.bootCount) << 32,
@@ -133,6 +133,9 @@ public actor VirtualDevice {
             throw .configuration("fault \(f.rawValue) needs a simulated network (--network wifi|thread)")
         }
         guard (1000...100_000).contains(c.pbkdfIterations) else { throw .configuration("PBKDF iterations must be 1000...100000") }
+        if c.kind == .bridge, !(1...VirtualDeviceConfiguration.maxBridgedLights).contains(c.bridgedLights) {
+            throw .configuration("a bridge has 1 to \(VirtualDeviceConfiguration.maxBridgedLights) bridged lights, not \(c.bridgedLights)")
+        }
     }
 
     /// The UDP port the device listens on.
@@ -173,6 +176,28 @@ public actor VirtualDevice {
 
     /// Whether On/Off is on.
     public var isOn: Bool { get async { await core.state.onOff } }
+
+    /// A bridge's lights become `count` (1 to 1000): endpoints added after the last or removed
+    /// from the end, PartsList and the subscriptions following, as a bridge whose user paired or
+    /// removed a light does.
+    public func setBridgedLights(_ count: Int) async throws(VirtualDeviceError) {
+        guard core.kind == .bridge, (1...VirtualDeviceConfiguration.maxBridgedLights).contains(count) else {
+            throw .configuration("only a bridge has bridged lights, 1 to \(VirtualDeviceConfiguration.maxBridgedLights)")
+        }
+        let before = Set(dataModel.endpoints.keys)
+        let shape = await core.setBridgedLights(count)
+        dataModel = DeviceDataModel.dataModel(shape: shape)
+        await server.replaceDataModel(dataModel)
+        for endpoint in Set(dataModel.endpoints.keys).subtracting(before) {
+            for cluster in dataModel.endpoints[endpoint]?.clusters.keys.map({ $0 }) ?? [] { await markChanged(endpoint, cluster) }
+        }
+        await markChanged(0, .descriptor)
+        await markChanged(1, .descriptor)
+        wakeReportPump()
+    }
+
+    /// A bridge's bridged light at `endpoint`: whether it is on.
+    public func bridgedLightIsOn(_ endpoint: UInt16) async -> Bool { await core.bridgedOn[EndpointID(endpoint)] ?? false }
 
     /// Level Control's CurrentLevel (1...254; nil for a plug, which has no Level Control).
     public var currentLevel: UInt8? { get async { await core.state.level?.currentLevel } }
@@ -474,7 +499,7 @@ public actor VirtualDevice {
         txt.productID = productID
         txt.commissioningMode = window.kind == .basic ? 1 : 2
         txt.deviceType = core.kind.deviceType
-        txt.deviceName = core.kind == .light ? "MatterHub Light" : "MatterHub Plug"
+        txt.deviceName = "MatterHub " + core.kind.rawValue.capitalized  // MatterHub Light, Plug, Bridge
         txt.pairingHint = 33
         let advert = CommissionableAdvert(instanceName: instanceName, port: await manager.localPort, txt: txt)
         do {

@@ -8,8 +8,25 @@ public struct VirtualDeviceConfiguration: Sendable {
         case light
         /// An On/Off Plug-in Unit (device type 0x010A).
         case plug
+        /// A bridge: an Aggregator (0x000E) on endpoint 1 and `bridgedLights` bridged On/Off
+        /// lights (0x0100 with Bridged Node, BridgedDeviceBasicInformation) from endpoint 2.
+        case bridge
 
-        var deviceType: UInt32 { self == .light ? 0x0101 : 0x010A }
+        var deviceType: UInt32 {
+            switch self {
+            case .light: 0x0101
+            case .plug: 0x010A
+            case .bridge: 0x000E
+            }
+        }
+
+        var productName: String {
+            switch self {
+            case .light: "MatterHub Virtual Light"
+            case .plug: "MatterHub Virtual Plug"
+            case .bridge: "MatterHub Virtual Bridge"
+            }
+        }
     }
 
     /// The interface the device's NetworkCommissioning cluster manages.
@@ -55,6 +72,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     public var softwareVersion: UInt32?
     /// An intermittently connected device (ICD Management on the root node): nil, an always-on one.
     public var icd: ICDConfiguration?
+    /// A bridge's bridged lights (`--kind bridge --endpoints N`), at most ``maxBridgedLights``.
+    public var bridgedLights = 0
+    public static let maxBridgedLights = 1000
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,

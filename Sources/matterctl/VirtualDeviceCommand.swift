@@ -32,7 +32,9 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--product-id", "P", help: "product ID (default 0x8000)"),
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
-            .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control) or plug (On/Off)"),
+            .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control), plug (On/Off) or bridge (an "
+                   + "Aggregator and --endpoints bridged On/Off lights with BridgedDeviceBasicInformation)"),
+            .value("--endpoints", "N", help: "with --kind bridge: its bridged lights, endpoints 2 to N+1 (1 to 1000)"),
             .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
                    + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
             .value("--thread-role", "R", help: "with --network thread: the RoutingRole it reports: "
@@ -65,8 +67,17 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let v = try args.integer("--port", as: UInt16.self) { c.port = v }
         c.stateDirectory = args.value("--state")
         if let k = args.value("--kind") {
-            guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light or plug") }
+            guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light, plug or bridge") }
             c.kind = kind
+        }
+        if let n = try args.integer("--endpoints", as: Int.self) {
+            guard c.kind == .bridge else { throw UsageError("--endpoints is for --kind bridge") }
+            guard (1...VirtualDeviceConfiguration.maxBridgedLights).contains(n) else {
+                throw UsageError("--endpoints is 1 to \(VirtualDeviceConfiguration.maxBridgedLights)")
+            }
+            c.bridgedLights = n
+        } else if c.kind == .bridge {
+            throw UsageError("--kind bridge needs --endpoints N (its bridged lights)")
         }
         if let n = args.value("--network") {
             guard let network = VirtualDeviceConfiguration.Network(rawValue: n) else { throw UsageError("--network is wifi or thread") }
@@ -206,8 +217,16 @@ struct VirtualDeviceCommand: ParsableCommand {
             }
             while let line = nextLine() {
                 let words = line.split(separator: " ")
+                if words.first == "lights", words.count == 2, let n = Int(words[1]) {
+                    // A bridge's lights added or removed live (the first device's).
+                    Task {
+                        do { try await devices[0].setBridgedLights(n) } catch { Output.err("virtual-device: \(error)") }
+                    }
+                    continue
+                }
                 guard words.first == "press" else {
-                    Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button")
+                    Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button, "
+                               + "'lights N' gives a bridge N bridged lights")
                     continue
                 }
                 let chosen: [VirtualDevice]

@@ -49,17 +49,10 @@ import TestSupport
         c.faults = faults
         let device = try await VirtualDevice(configuration: c)
         await device.start()
-        let state = NSTemporaryDirectory() + "matterhub-hubicd-\(UUID().uuidString)"
-        var configuration = HubServer.Configuration(
-            stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
-        configuration.listen = ["127.0.0.1"]
-        configuration.port = 0
-        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
-            [FixedServiceBrowser.commissionable(discriminator: discriminator, port: await device.port)]))
         let log = Lines()
-        let line: @Sendable (String) -> Void = { log.append($0); print?($0) }
-        let server = try await HubServer(configuration, log: line)
-        try await server.start(log: line)
+        let hub = try await InProcessHub.start(devices: [(discriminator, await device.port)], name: "hubicd",
+                                               log: { log.append($0); print?($0) })
+        let server = hub.server, state = hub.state
         guard commission else { return SleepyLab(device: device, server: server, nodeID: 0, log: log, state: state) }
         let added = try await server.service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))
         let nodeID = try #require(added["node_id"]?.uint64)

@@ -28,19 +28,11 @@ import TestSupport
         c.softwareVersion = 1
         let device = try await VirtualDevice(configuration: c)
         await device.start()
-        let state = NSTemporaryDirectory() + "matterhub-hubota-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: state) }
-        try OTATestImage.add(toStateDirectory: state)
-
-        var configuration = HubServer.Configuration(
-            stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
-        configuration.listen = ["127.0.0.1"]
-        configuration.port = 0
-        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
-            [FixedServiceBrowser.commissionable(discriminator: 431, port: await device.port)]))
         let log = Lines()
-        let server = try await HubServer(configuration, log: { log.append($0) })
-        try await server.start(log: { log.append($0) })
+        let hub = try await InProcessHub.start(devices: [(431, await device.port)], name: "hubota", log: { log.append($0) })
+        defer { try? FileManager.default.removeItem(atPath: hub.state) }
+        let server = hub.server
+        try OTATestImage.add(toStateDirectory: hub.state)
         let service = server.service
         let added = try await service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))
         let nodeID = try #require(added["node_id"]?.uint64)

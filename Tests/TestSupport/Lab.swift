@@ -19,7 +19,7 @@ public struct LabHost: Sendable {
 }
 
 /// The lab the integration tests share. `scripts/test` brings one up around `swift test` with
-/// `scripts/lab run <name> --hosts 30 -- ...`, which sets MATTERHUB_LAB_ENV to its env file. Run
+/// `scripts/lab run <name> --hosts 32 -- ...`, which sets MATTERHUB_LAB_ENV to its env file. Run
 /// on its own as root (`swift test --filter Lab`), the suite brings one up itself through
 /// scripts/lab and takes it down at exit. Without root the lab tests are skipped with a message
 /// (the `.enabled(if: Lab.isAvailable)` trait) except under CI=true, where they run and fail.

@@ -123,6 +123,19 @@ extension HubStore {
         }
     }
 
+    /// Forgets the cached values of endpoints a node no longer has (a bridge's removed light).
+    public func removeAttributeValues(_ endpointsByNode: [NodeID: Set<EndpointID>]) throws(StoreError) {
+        guard endpointsByNode.values.contains(where: { !$0.isEmpty }) else { return }
+        try write { db throws(StoreError) in
+            for (nodeID, endpoints) in endpointsByNode {
+                for endpoint in endpoints {
+                    try db.run("DELETE FROM attribute_values WHERE node_id = ? AND endpoint = ?",
+                               [.id(nodeID.rawValue), .integer(Int64(endpoint.rawValue))])
+                }
+            }
+        }
+    }
+
     /// The cached values of `nodeID`'s attributes (TLV), as last stored.
     public func attributeValues(for nodeID: NodeID) throws(StoreError) -> [ConcreteAttributePath: [UInt8]] {
         try withDatabase { db throws(StoreError) in

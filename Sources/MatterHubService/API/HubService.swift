@@ -221,6 +221,11 @@ public final class HubService: HubBackend, Sendable {
             // Extension clients see "reconnecting" and "next try at" (OHF clients only availability).
             guard !state.withLock({ $0.announcing.contains(node) }), (try? hub.store.node(node)) != nil else { return }
             await announceDevice(node.rawValue)
+        case .endpoints(let node, let added, let removed):
+            guard !state.withLock({ $0.announcing.contains(node) }), (try? hub.store.node(node)) != nil else { return }
+            for e in removed { publish(.endpointRemoved(nodeID: node.rawValue, endpointID: e.rawValue)) }
+            guard !added.isEmpty else { return }
+            Task { await self.endpointsAdded(node, added) }
         case .event(let node, let event):
             reportSubscriptions.event(node.rawValue, event)
             // Only for nodes a client already knows (a node being added has none yet).
@@ -233,6 +238,22 @@ public final class HubService: HubBackend, Sendable {
             guard !state.withLock({ $0.announcing.contains(node) }) else { return }
             publish(.nodeEvent(data))
         }
+    }
+
+    /// A bridge's new endpoints: each read alone unless the report that announced it brought its
+    /// values (python-matter-server interviews the whole node again), then node_updated and
+    /// endpoint_added, in that order: Home Assistant looks the endpoint up in the node when it
+    /// hears endpoint_added.
+    func endpointsAdded(_ node: NodeID, _ endpoints: [EndpointID]) async {
+        let cache = await runtime.attributes(of: node)
+        for e in endpoints where !cache.keys.contains(where: { $0.endpoint == e && $0.cluster == .descriptor }) {
+            do { _ = try await read(node, [AttributePathPattern(endpoint: e.rawValue, cluster: nil, attribute: nil)]) } catch {
+                logger("hub: node \(node.rawValue)'s new endpoint \(e.rawValue) could not be read: \(error.details)")
+            }
+        }
+        if let data = try? await nodeData(node) { publish(.nodeUpdated(data)) }
+        for e in endpoints { publish(.endpointAdded(nodeID: node.rawValue, endpointID: e.rawValue)) }
+        logger("hub: node \(node.rawValue) has new endpoints \(endpoints.map(\.rawValue))")
     }
 
     /// How many node events `diagnostics` lists (python-matter-server keeps 25).

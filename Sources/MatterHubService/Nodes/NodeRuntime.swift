@@ -1,5 +1,6 @@
 import FoundationEssentials
 import MatterCertificates
+import MatterClusters
 import MatterHome
 import MatterInteraction
 import MatterInteractionMessaging
@@ -16,6 +17,9 @@ public enum NodeUpdate: Sendable, Equatable {
     /// What the hub is doing about the node changed (``NodeConnection``): connecting, waiting
     /// to retry, live.
     case connection(NodeID, NodeConnection)
+    /// The node's root PartsList changed (a bridge added or removed devices): the endpoints
+    /// that came and went. The values of those that went are forgotten (cache and store).
+    case endpoints(NodeID, added: [EndpointID], removed: [EndpointID])
 }
 
 /// What the hub is doing about a node: "reconnecting" told apart from "unavailable, next try at".
@@ -77,6 +81,8 @@ public actor NodeRuntime {
     private var unsaved: [NodeID: [ConcreteAttributePath: [UInt8]]] = [:]
     /// Availability changes not yet in the store's connectivity history.
     private var unsavedConnectivity: [ConnectivityEvent] = []
+    /// Endpoints whose stored values are to be forgotten (they left the node).
+    private var unsavedRemovals: [NodeID: Set<EndpointID>] = [:]
     private var flush: Task<Void, Never>?
     private var writing: Task<Void, Never>?
     static let cacheWriteDelay: Milliseconds = 500
@@ -449,6 +455,7 @@ public actor NodeRuntime {
 
     private func applyAttributes(_ report: AssembledReport, to nodeID: NodeID) {
         var changed: [ConcreteAttributePath: TLVElement] = [:]
+        let partsBefore = nodes[nodeID]?.cache[Self.rootPartsList]
         for attribute in report.attributes {
             guard case .value(let value) = attribute.outcome, let path = attribute.path.concrete else { continue }
             if nodes[nodeID]?.cache[path] != value {
@@ -460,6 +467,27 @@ public actor NodeRuntime {
         unsaved[nodeID, default: [:]].merge(changed.mapValues { TLVWriter.encode($0) }) { $1 }
         scheduleFlush()
         continuation.yield(.attributes(nodeID, changed))
+        if let before = partsBefore, let after = changed[Self.rootPartsList] { partsListChanged(nodeID, from: before, to: after) }
+    }
+
+    static let rootPartsList = ConcreteAttributePath(0, .descriptor, Clusters.Descriptor.Attribute.partsList)
+
+    /// Endpoints that left the root PartsList take their values with them; the change is told
+    /// (endpoint_added/endpoint_removed), so that a bridge's new light is read alone, not the
+    /// whole bridge again.
+    private func partsListChanged(_ nodeID: NodeID, from before: TLVElement, to after: TLVElement) {
+        func endpoints(_ e: TLVElement) -> Set<EndpointID> { Set(e.members.compactMap { try? EndpointID($0.unsigned(as: UInt16.self)) }) }
+        let old = endpoints(before), new = endpoints(after)
+        let added = new.subtracting(old).sorted(), removed = old.subtracting(new).sorted()
+        guard !added.isEmpty || !removed.isEmpty else { return }
+        if !removed.isEmpty, let cache = nodes[nodeID]?.cache {
+            let gone = Set(removed)
+            nodes[nodeID]?.cache = cache.filter { !gone.contains($0.key.endpoint) }
+            unsaved[nodeID] = unsaved[nodeID]?.filter { !gone.contains($0.key.endpoint) }
+            unsavedRemovals[nodeID, default: []].formUnion(gone)
+            scheduleFlush()
+        }
+        continuation.yield(.endpoints(nodeID, added: added, removed: removed))
     }
 
     /// Writes what is unsaved after `cacheWriteDelay` (once, however much comes meanwhile).
@@ -482,11 +510,13 @@ public actor NodeRuntime {
     private func flushCache() async {
         flush?.cancel()
         flush = nil
-        let batch = unsaved, connectivity = unsavedConnectivity, store = hub.store, previous = writing
+        let batch = unsaved, connectivity = unsavedConnectivity, removals = unsavedRemovals, store = hub.store, previous = writing
         unsaved = [:]
         unsavedConnectivity = []
+        unsavedRemovals = [:]
         let write = Task.detached {
             await previous?.value
+            if !removals.isEmpty { try? store.removeAttributeValues(removals) }
             if !batch.isEmpty { try? store.storeAttributeValues(batch) }
             if !connectivity.isEmpty { try? store.appendConnectivity(connectivity) }
         }

@@ -15,7 +15,7 @@ public struct OutgoingSubscriptionReport: Hashable, Sendable {
 /// over a `DataModel`, and keeps the subscriptions. Each incoming exchange gets a
 /// `ServerExchange` (see `exchange(context:)`) that turns received messages into replies.
 public actor InteractionServer {
-    public let dataModel: DataModel
+    public private(set) var dataModel: DataModel
     private let device: any InteractionDevice
     /// The IM payload budget for one message; reports and invoke responses are chunked to it.
     public let maxPayloadSize: Int
@@ -65,6 +65,12 @@ public actor InteractionServer {
             subscriptions[id]?.scheduler.eventsLogged()
         }
         return record.eventNumber
+    }
+
+    /// The device's endpoints changed (a bridge added or removed one). Reads and wildcard
+    /// subscriptions follow the new model from now on; the device marks what changed.
+    public func replaceDataModel(_ model: DataModel) {
+        dataModel = model
     }
 
     /// The responder for one exchange the peer opened, on a session with `context`.
