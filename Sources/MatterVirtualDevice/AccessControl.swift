@@ -60,7 +60,7 @@ enum AccessControl {
     /// The privilege writing an attribute needs.
     static func writePrivilege(_ cluster: ClusterID, _ attribute: AttributeID) -> Privilege {
         switch cluster {
-        case .accessControl: return .administer
+        case .accessControl, .otaSoftwareUpdateRequestor: return .administer
         case .basicInformation, .generalCommissioning: return .manage
         default: return .operate
         }

@@ -412,6 +412,7 @@ actor DeviceCore: InteractionDevice {
         state.fabrics.removeAll { $0.index == index }
         state.acl.removeAll { $0.fabricIndex == index }
         icd?.forget(fabricIndex: index)
+        ota.defaultProviders.removeAll { $0.fabricIndex == index }
         paseBindings = paseBindings.filter { $0.value != index }
         bumpFabricClusters()
         persist()
@@ -504,6 +505,12 @@ actor DeviceCore: InteractionDevice {
 
     var icdRegistrations: [ICDManagementState.Registration] { icd?.registrations ?? [] }
     var icdOperatesAsLIT: Bool { icd?.operatesAsLIT ?? false }
+
+    /// Where the device asks for updates by itself: the first fabric's DefaultOTAProviders entry
+    /// (nil: none written, or not an OTA requestor).
+    var defaultOTAProvider: OTARequestorState.ProviderLocation? {
+        ota.updateState == .idle ? ota.defaultProviders.first : nil
+    }
 
     func setUpdateState(_ s: OTARequestorState.UpdateState, progress: UInt8?) {
         ota.updateState = s
@@ -673,7 +680,7 @@ actor DeviceCore: InteractionDevice {
             default: return nil
             }
         case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil:
-            return ota.attribute(path.attribute)
+            return ota.attribute(path.attribute, fabricIndex: fabricFiltered ? fabric : nil)
         case .icdManagement where path.endpoint == 0:
             return icd?.attribute(path.attribute, fabricIndex: fabricFiltered ? context.fabricIndex : nil)
         case .threadNetworkDiagnostics where network == .thread:
@@ -774,6 +781,9 @@ actor DeviceCore: InteractionDevice {
             try writeACL(value, listIndex: listIndex, context: context)
         case (.levelControl, _) where path.endpoint == 1 && state.level != nil:
             try state.level?.write(path.attribute, value)
+        case (.otaSoftwareUpdateRequestor, 0) where path.endpoint == 0 && configuredSoftwareVersion != nil:
+            guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
+            try ota.writeDefaultProviders(value, appending: listIndex == .append, fabricIndex: fabric)
         default:
             throw .unsupportedWrite
         }

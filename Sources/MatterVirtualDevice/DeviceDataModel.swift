@@ -93,6 +93,7 @@ enum DeviceDataModel {
     /// OTA Software Update Requestor (Matter Core 11.20.7), with `--software-version`.
     static let otaRequestor = ClusterSpec(
         id: .otaSoftwareUpdateRequestor, attributes: OTARequestorState.attributeIDs,
+        writable: [Clusters.OtaSoftwareUpdateRequestor.Attribute.defaultOTAProviders],
         accepted: [Clusters.OtaSoftwareUpdateRequestor.Command.announceOTAProvider],
         events: [Clusters.OtaSoftwareUpdateRequestor.Event.stateTransition, Clusters.OtaSoftwareUpdateRequestor.Event.versionApplied,
                  Clusters.OtaSoftwareUpdateRequestor.Event.downloadError], revision: 1)

@@ -23,13 +23,46 @@ struct OTARequestorState: Sendable, Hashable {
     /// Percent while downloading; null otherwise.
     var progress: UInt8?
 
-    func attribute(_ id: AttributeID) -> TLVElement? {
+    /// DefaultOTAProviders: where each fabric's administrator says to ask for updates (at most
+    /// one per fabric, Matter Core 11.20.7.5.1).
+    struct ProviderLocation: Sendable, Hashable {
+        var fabricIndex: UInt8
+        var providerNodeID: UInt64
+        var endpoint: EndpointID
+    }
+    var defaultProviders: [ProviderLocation] = []
+
+    /// The list written by fabric `fabricIndex` replaces its entry (or is appended to it).
+    mutating func writeDefaultProviders(_ value: TLVElement, appending: Bool, fabricIndex: UInt8) throws(IMStatus) {
+        typealias T = Clusters.OtaSoftwareUpdateRequestor.ProviderLocationTag
+        func decode(_ e: TLVElement) throws(IMStatus) -> ProviderLocation {
+            guard let node = try? e.required(T.providerNodeID).unsigned(as: UInt64.self),
+                  let endpoint = try? e.required(T.endpoint).unsigned(as: UInt16.self) else { throw .invalidDataType }
+            return ProviderLocation(fabricIndex: fabricIndex, providerNodeID: node, endpoint: EndpointID(endpoint))
+        }
+        var mine: [ProviderLocation] = []
+        if appending {
+            mine = defaultProviders.filter { $0.fabricIndex == fabricIndex } + [try decode(value)]
+        } else {
+            guard case .container(.array, let items) = value.value else { throw .invalidDataType }
+            for item in items { mine.append(try decode(item)) }
+        }
+        guard mine.count <= 1 else { throw .constraintError }
+        defaultProviders = defaultProviders.filter { $0.fabricIndex != fabricIndex } + mine
+    }
+
+    func attribute(_ id: AttributeID, fabricIndex: UInt8?) -> TLVElement? {
+        typealias T = Clusters.OtaSoftwareUpdateRequestor.ProviderLocationTag
         switch id {
-        case A.defaultOTAProviders: .array([])
-        case A.updatePossible: .bool(true)
-        case A.updateState: .unsigned(updateState.rawValue)
-        case A.updateStateProgress: progress.map { .unsigned($0) } ?? .null(.anonymous)
-        default: nil
+        case A.defaultOTAProviders:
+            return .array(defaultProviders.filter { fabricIndex == nil || $0.fabricIndex == fabricIndex }.map {
+                .structure([.unsigned(.context(T.providerNodeID), $0.providerNodeID), .unsigned(.context(T.endpoint), $0.endpoint.rawValue),
+                            .unsigned(.context(T.fabricIndex), $0.fabricIndex)])
+            })
+        case A.updatePossible: return .bool(true)
+        case A.updateState: return .unsigned(updateState.rawValue)
+        case A.updateStateProgress: return progress.map { .unsigned($0) } ?? .null(.anonymous)
+        default: return nil
         }
     }
 }

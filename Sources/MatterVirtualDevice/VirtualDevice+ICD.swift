@@ -53,7 +53,7 @@ extension VirtualDevice {
     /// 4.18.4), to where the client is: its `_matter._tcp` advert on the fabric, else the
     /// address of its last CASE session with the device.
     private func sendCheckIn(_ payload: [UInt8], to client: ICDManagementState.Registration) async {
-        guard let address = await checkInAddress(of: client) else {
+        guard let address = await operationalAddress(ofNode: client.checkInNodeID, fabricIndex: client.fabricIndex) else {
             log("ICD: no address for check-in client \(String(printf: "%016llX", client.checkInNodeID)); Check-In not sent")
             return
         }
@@ -69,11 +69,13 @@ extension VirtualDevice {
         }
     }
 
-    private func checkInAddress(of client: ICDManagementState.Registration) async -> PeerAddress? {
-        let fabric = await core.state.fabrics.first { $0.index == client.fabricIndex }
-        // Only a device that advertises uses avahi (in-process test devices do not).
+    /// Where a node of one of the device's fabrics answers: its `_matter._tcp` advert (a device
+    /// that advertises uses avahi; in-process test devices do not), else the address of its last
+    /// CASE session with the device.
+    func operationalAddress(ofNode nodeID: UInt64, fabricIndex: UInt8) async -> PeerAddress? {
+        let fabric = await core.state.fabrics.first { $0.index == fabricIndex }
         if advertises, let cfid = fabric?.compressedFabricID {
-            let stream = MatterDiscovery().operationalNodes(compressedFabricID: cfid, nodeID: client.checkInNodeID)
+            let stream = MatterDiscovery().operationalNodes(compressedFabricID: cfid, nodeID: nodeID)
             let resolved = await MatterMessaging.first(within: .seconds(2)) { () async -> PeerAddress? in
                 do {
                     for try await event in stream {
@@ -86,6 +88,6 @@ extension VirtualDevice {
             }
             if let resolved = resolved ?? nil { return resolved }
         }
-        return await manager.secureSessions().last { $0.peerNodeID == client.checkInNodeID && $0.peer != .pase }?.peerAddress
+        return await manager.secureSessions().last { $0.peerNodeID == nodeID && $0.peer != .pase }?.peerAddress
     }
 }

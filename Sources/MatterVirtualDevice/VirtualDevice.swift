@@ -41,6 +41,8 @@ public actor VirtualDevice {
     nonisolated let icdConfiguration: ICDConfiguration?
     var icdSchedule: Task<Void, Never>?
     nonisolated let checkInCount = Counter()
+    nonisolated let otaQueryInterval: UInt32?
+    var otaQueries: Task<Void, Never>?
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
     private(set) var dataModel: DataModel
@@ -116,6 +118,7 @@ public actor VirtualDevice {
         advertises = c.advertises
         self.clock = clock
         icdConfiguration = c.icd
+        otaQueryInterval = c.softwareVersion == nil ? nil : c.otaQueryInterval
         sleepGate = c.icd?.mode == .lit ? SleepGate(clock: clock, thresholdMilliseconds: c.icd!.thresholdMilliseconds) : nil
         manager = ExchangeManager(transport: sleepGate.map { SleepyTransport(inner: transport, gate: $0) } ?? transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
@@ -282,6 +285,7 @@ public actor VirtualDevice {
                                epochTimestampMs: UInt64(Date().timeIntervalSince1970 * 1000),
                                data: .structure([.unsigned(.context(0), DeviceCore.softwareVersion)]))
         startICDSchedule()
+        startOTAQueries()
         let clock = self.clock
         reportPump = Task { [weak self] in
             // Ends with the device: a device released without stop() made `self?` calls return at
@@ -375,6 +379,7 @@ public actor VirtualDevice {
         await core.flushUnsaved()
         reportPump?.cancel()
         stopICDSchedule()
+        otaQueries?.cancel()
         endReportSleep()
         await advertUpdate?.value
         commissionableAdvert?.withdraw()  // at shutdown: wait until the adverts are gone

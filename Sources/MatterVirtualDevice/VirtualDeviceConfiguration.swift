@@ -70,6 +70,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// Update Requestor: told of a provider (AnnounceOTAProvider), it queries it, downloads the
     /// image over BDX, checks it, "reboots" into the new version and says so.
     public var softwareVersion: UInt32?
+    /// With `softwareVersion`: every this many seconds, ask the provider in DefaultOTAProviders
+    /// (nil: only when an AnnounceOTAProvider says so).
+    public var otaQueryInterval: UInt32?
     /// An intermittently connected device (ICD Management on the root node): nil, an always-on one.
     public var icd: ICDConfiguration?
     /// A bridge's bridged lights (`--kind bridge --endpoints N`), at most ``maxBridgedLights``.

@@ -46,6 +46,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--software-version", "N", help: "the SoftwareVersion it runs (default 1); given, it is an OTA Software Update "
                    + "Requestor: AnnounceOTAProvider makes it query the provider, download the image over BDX, check it and restart "
                    + "into the new version"),
+            .value("--ota-query-interval", "S", help: "with --software-version: every S seconds, ask the provider an administrator "
+                   + "wrote in DefaultOTAProviders for an update (as a requestor does by itself, the SDK's once a day)"),
             .value("--icd", "MODE", help: "an intermittently connected device with the ICD Management cluster: sit (Check-In "
                    + "Protocol, always reachable) or lit (long idle time: once a client registers, it sleeps --icd-idle seconds "
                    + "between wakes, answering nothing, and sends each registered client without a subscription a Check-In when it wakes)"),
@@ -97,6 +99,11 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let v = try args.integer("--wifi-rssi", as: Int8.self) { radio.wifiRSSI = v }
         c.radioDiagnostics = radio
         c.softwareVersion = try args.integer("--software-version", as: UInt32.self)
+        if let s = try args.integer("--ota-query-interval", as: UInt32.self) {
+            guard c.softwareVersion != nil else { throw UsageError("--ota-query-interval needs --software-version (an OTA requestor)") }
+            guard s > 0 else { throw UsageError("--ota-query-interval is at least 1 second") }
+            c.otaQueryInterval = s
+        }
         if let m = args.value("--icd") {
             guard let mode = ICDConfiguration.Mode(rawValue: m) else { throw UsageError("--icd is sit or lit") }
             var icd = ICDConfiguration(mode: mode)

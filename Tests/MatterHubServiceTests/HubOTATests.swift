@@ -72,4 +72,30 @@ import TestSupport
         await server.stop()
         await device.shutdown()
     }
+
+    /// A requestor that asks by itself: the hub writes its DefaultOTAProviders when it
+    /// commissions it, and at its next query (every 2 s here; the SDK's once a day) the device
+    /// finds the hub's image and installs it, with no update_node.
+    @Test func aDeviceAsksTheHubByItself() async throws {
+        var c = VirtualDeviceConfiguration(discriminator: 432, port: 0, advertises: false)
+        c.softwareVersion = 1
+        c.otaQueryInterval = 2
+        let device = try await VirtualDevice(configuration: c)
+        await device.start()
+        let log = Lines()
+        let hub = try await InProcessHub.start(devices: [(432, await device.port)], name: "hubotaquery", log: { log.append($0) })
+        try OTATestImage.add(toStateDirectory: hub.state)
+        let service = hub.service
+        let nodeID = try #require(try await service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))["node_id"]?.uint64)
+        #expect(log.contains("asks the hub for updates by itself now"), "\(log.all.withLock { $0 })")
+        // The device's list names the hub's node, endpoint 0.
+        let written = try await service.handle(.readAttribute(nodeID: nodeID, paths: [AttributePathPattern("0/42/0")!], fabricFiltered: true))
+        let entries = written["0/42/0"]?.array ?? []
+        #expect(entries.count == 1 && entries.first?["2"] == .integer(0) && entries.first?["1"]?.uint64 != nil, "\(written)")
+        let clock = ContinuousClock(), start = clock.now
+        #expect(await eventually(30) { await device.softwareVersion == 2 }, "the device did not update by itself: \(log.all.withLock { $0 })")
+        print("a device that asks every 2 s installed the hub's image \((clock.now - start).milliseconds) ms after its commissioning")
+        await hub.stop()
+        await device.shutdown()
+    }
 }

@@ -125,7 +125,10 @@ extension HubService {
             publish(.nodeAdded(data))
             publish(.nodeUpdated(data))
         }
-        if live { await registerIfLongIdle(node) }
+        if live {
+            await registerIfLongIdle(node)
+            await writeDefaultOTAProvider(node)
+        }
         await announceDevice(node.rawValue)
         return live
     }

@@ -106,6 +106,28 @@ extension HubService {
         logger("hub: node \(id.rawValue) told to fetch \(image.name) from the hub")
         return .null
     }
+
+    /// A node that can update (an OTA Requestor on endpoint 0) is told where to ask by itself:
+    /// its DefaultOTAProviders names the hub's own node (endpoint 0, the OTA Provider), so that
+    /// it finds the hub's images on its own schedule, not only when `update_node` announces them.
+    /// A failure is logged; `update_node` still works.
+    func writeDefaultOTAProvider(_ id: NodeID) async {
+        guard node.imageStore != nil else { return }
+        let servers = await runtime.attributes(of: id)[ConcreteAttributePath(0, .descriptor, Clusters.Descriptor.Attribute.serverList)]
+        guard servers?.members.contains(where: { (try? $0.unsigned(as: UInt32.self)) == ClusterID.otaSoftwareUpdateRequestor.rawValue }) == true
+        else { return }
+        typealias T = Clusters.OtaSoftwareUpdateRequestor.ProviderLocationTag
+        let hubNode = await node.nodeID
+        let providers = TLVElement.array([.structure([.unsigned(.context(T.providerNodeID), hubNode),
+                                                      .unsigned(.context(T.endpoint), UInt16(0))])])
+        let path = ConcreteAttributePath(0, .otaSoftwareUpdateRequestor, Clusters.OtaSoftwareUpdateRequestor.Attribute.defaultOTAProviders)
+        do {
+            try await client(id).writeAttribute(path, value: providers)
+            logger("hub: node \(id.rawValue) asks the hub for updates by itself now (DefaultOTAProviders)")
+        } catch {
+            logger("hub: node \(id.rawValue)'s DefaultOTAProviders could not be written: \(error); update_node still announces updates")
+        }
+    }
 }
 
 extension SoftwareVersion {
