@@ -110,6 +110,8 @@ def main():
     p.add_argument("--device-state", help="the virtual light's --state folder: its state.json is where the dim check reads the level")
     p.add_argument("--handoff", help="folder: shared.json is written here, then controller-done.json awaited")
     p.add_argument("--handoff-timeout", type=float, default=240)
+    p.add_argument("--firmware-to", help="the software version string of an image the hub holds for the light: the card must "
+                   "offer it and its button must install it")
     p.add_argument("--move-in-storage", help="a python-matter-server storage folder: the page's dry run must show its nodes")
     a = p.parse_args()
     os.makedirs(a.out, exist_ok=True)
@@ -386,6 +388,30 @@ def main():
         assert run.js("return window.__loadedOnce === true;"), "the page was reloaded"
         return "states seen without a reload: " + " -> ".join(run.js("return window.__onHistory;"))
 
+    def firmware():
+        if not a.firmware_to:
+            return "skipped (no --firmware-to)"
+        # The hub holds a newer image for the light: the card offers it, and the button updates it.
+        run.wait(20, lambda d: card(d).find_element(By.CSS_SELECTOR, ".update-btn").is_displayed(),
+                 "no update offered for a device the hub holds a newer image for")
+        button = card(driver).find_element(By.CSS_SELECTOR, ".update-btn")
+        assert button.text == f"Update to {a.firmware_to}", f"the button says {button.text!r}"
+        before = card(driver).get_attribute("data-firmware")
+        run.js("""
+            window.__firmwareTexts = [];
+            const box = document.querySelector('.device .firmware-text');
+            new MutationObserver(() => window.__firmwareTexts.push(box.textContent))
+              .observe(box, {childList: true, characterData: true, subtree: true});""")
+        started = time.time()
+        button.click()
+        run.wait(90, lambda d: card(d).get_attribute("data-firmware") == a.firmware_to,
+                 f"the card did not come to firmware {a.firmware_to}: {run.js('return window.__firmwareTexts;')}")
+        took = time.time() - started
+        run.wait(20, lambda d: "up to date" in card(d).find_element(By.CSS_SELECTOR, ".firmware-text").text,
+                 "after the update the card does not say up to date")
+        seen = [t for t in run.js("return window.__firmwareTexts;") if "%" in t or "applying" in t]
+        return f"{before} -> {a.firmware_to} in {took:.1f} s; shown on the way: {seen[:3]}{'...' if len(seen) > 3 else ''}"
+
     def removes():
         button = card(driver).find_element(By.CSS_SELECTOR, ".remove-btn")
         button.click()
@@ -396,7 +422,7 @@ def main():
 
     checks = [("token", token_rule), ("loads", loads), ("move-in", move_in), ("wrong-code", wrong_code), ("commission", commission), ("listed", listed), ("history", history),
               ("toggle", toggles), ("dim", dims), ("dim-elsewhere", dimmed_elsewhere), ("rename-move", rename_and_move), ("share", share),
-              ("other-fabric", other_fabric), ("remove", removes)]
+              ("other-fabric", other_fabric), ("firmware", firmware), ("remove", removes)]
     try:
         for number, (name, body) in enumerate(checks, start=1):
             if not run.check(number, name, body):

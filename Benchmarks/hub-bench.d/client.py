@@ -62,7 +62,7 @@ async def main(url, code, toggles, endpoint=1, server_pid=None):
             to_update.append((arrived - t0) * 1000)
         cpu_after = cpu_ms(server_pid)
         result = {"node_id": node.node_id, "commission_ms": commission_ms, "rtt_ms": rtt, "update_ms": to_update,
-                  "endpoints": len({int(path.split("/")[0]) for path in node.node_data.attributes})}
+                  "endpoints": len({int(path.split("/")[0]) for path in node.attributes})}
         if cpu_before is not None:
             result["cpu_ms_per_toggle"] = (cpu_after - cpu_before) / max(1, toggles)
         print(json.dumps(result), flush=True)

@@ -83,8 +83,7 @@ def bridge(lines):
             ("device_command round trip (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["rtt_ms"])),
             ("command -> attribute_updated (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["update_ms"])),
             ("server CPU per toggle and its report (ms)", lambda rs: statistics.median(r["client"].get("cpu_ms_per_toggle", 0) for r in rs)),
-            ("resident memory (MB)", lambda rs: statistics.median(r["rss_kb"] / 1024 for r in rs)),
-            ("resident memory per endpoint (KB)", lambda rs: statistics.median(r["rss_kb"] / r["lights"] for r in rs))]
+            ("resident memory (MB)", lambda rs: statistics.median(r["rss_kb"] / 1024 for r in rs))]
     for n in sorted({l["lights"] for l in lines}):
         got = {s: [l for l in lines if l["lights"] == n and l["server"] == s and "error" not in l["client"]] for s in ("ours", "pms")}
         print(f"  {n} bridged lights (runs: ours {len(got['ours'])}, PMS {len(got['pms'])}) {'ours':>12} {'PMS':>10} {'ratio':>8}")
@@ -94,6 +93,20 @@ def bridge(lines):
             ratio = f"{ours / pms:.3f}x" if ours is not None and pms else "-"
             fmt = lambda v: "-" if v is None else f"{v:10.1f}"
             print(f"    {label:44} {fmt(ours)} {fmt(pms)} {ratio:>8}")
+    # What one more bridged light costs: the resident memory's growth between the sizes.
+    sizes = sorted({l["lights"] for l in lines})
+    if len(sizes) >= 2:
+        def rss(server, n):
+            rs = [l["rss_kb"] for l in lines if l["lights"] == n and l["server"] == server and "error" not in l["client"]]
+            return statistics.median(rs) if rs else None
+        small, big = sizes[0], sizes[-1]
+        cells = []
+        for server in ("ours", "pms"):
+            a, b = rss(server, small), rss(server, big)
+            cells.append(None if a is None or b is None else (b - a) / (big - small))
+        ratio = f"{cells[0] / cells[1]:.3f}x" if None not in cells and cells[1] else "-"
+        fmt = lambda v: "-" if v is None else f"{v:10.1f}"
+        print(f"  memory per bridged light, {small} to {big} (KB)    {fmt(cells[0])} {fmt(cells[1])} {ratio:>8}")
 
 
 def main(path):

@@ -27,8 +27,9 @@ struct DashboardBrowserLabTests {
                      && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver"), "run scripts/setup (chromium, chromium-driver)")
         let run = UInt32.random(in: 0...UInt32.max)
         let deviceState = "\(lab.directory)/dash-vd-\(run)"
+        // Version 1, an OTA requestor: the hub holds version 2 for it (below), and the page offers it.
         let device = try lab.spawn(on: Self.deviceHost, [Lab.matterctl, "virtual-device", "--state", deviceState, "--passcode", "24681012",
-                                                         "--discriminator", "2620", "--port", "5620"])
+                                                         "--discriminator", "2620", "--port", "5620", "--software-version", "1"])
         defer { device.kill9() }
         let ready = await device.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") }
         try #require(ready != nil, "the virtual device did not start: \(device.text)")
@@ -41,6 +42,12 @@ struct DashboardBrowserLabTests {
             .dropFirst(8).trimmingCharacters(in: .whitespaces), "matterctl payload generate (\(generated)): \(payload)")
 
         let state = "\(lab.directory)/dash-hub-\(run)"
+        // The CHIP SDK tool's image for FFF1/8000, version 2 ("2.0.0"), in the hub's store.
+        let image = "\(lab.directory)/dash-image-\(run).ota"
+        let bytes = try #require(TestVectors.vectors("ota_image.json").first { $0.id == "sdk-sha256-fff1-8000-v2" }?.hex("image"))
+        try Data(bytes).write(to: URL(fileURLWithPath: image))
+        let (added, addOutput) = try await lab.run(on: Self.hubHost, [Lab.matterctl, "--state", state, "ota", "add", image])
+        try #require(added == 0, "ota add: \(addOutput)")
         let hub = try lab.spawn(on: Self.hubHost, [Lab.matterctl, "hub", "serve", "--state", state, "--port", "5580", "--require-token",
                                                    "--paa-store", try CircuitMatterCommissioningTests.paaStore(lab), "--allow-test-devices"])
         defer { hub.kill9() }
@@ -53,7 +60,7 @@ struct DashboardBrowserLabTests {
         // The token file, never the token, on the command line.
         let browser = try lab.spawn(on: Self.hubHost, [python, script, "--url", "http://127.0.0.1:5580/", "--token-file", "\(state)/api-token",
                                                        "--code", qr, "--wrong-code", wrongCode, "--out", out, "--handoff", handoff,
-                                                       "--device-state", deviceState, "--move-in-storage",
+                                                       "--device-state", deviceState, "--firmware-to", "2.0.0", "--move-in-storage",
                                                        root.appendingPathComponent("testvectors/python-matter-server/storage-8.1.2").path])
         defer { browser.kill9() }
 
@@ -82,10 +89,11 @@ struct DashboardBrowserLabTests {
         let output = browser.text
         print(output)
         #expect(status == 0, "\(output)\nscreenshots and console log: \(out)\nhub:\n\(hub.text.suffix(4000))")
-        #expect(output.contains("14 passed, 0 failed"))
+        #expect(output.contains("15 passed, 0 failed"))
         let screenshots = (try? FileManager.default.contentsOfDirectory(atPath: out))?.filter { $0.hasSuffix(".png") } ?? []
-        #expect(screenshots.count >= 14, "screenshots: \(screenshots)")
+        #expect(screenshots.count >= 15, "screenshots: \(screenshots)")
         #expect(output.contains("ok   dim: ") && output.contains("ok   dim-elsewhere: "), "the dim checks did not run: \(output)")
+        #expect(output.contains("ok   firmware: 1.0 -> 2.0.0") || output.contains("-> 2.0.0 in "), "the firmware check did not run: \(output)")
         // The page's Remove took the hub's fabric off the light; the controller removed its own.
         await device.stop()
         let saved = (try? String(contentsOfFile: "\(deviceState)/state.json", encoding: .utf8)) ?? ""

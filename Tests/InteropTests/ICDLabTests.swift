@@ -6,7 +6,9 @@ import TestSupport
 /// and `matterctl hub serve` (h31), each with its own avahi-daemon. matter-python-client 1.6.1
 /// drives the hub through scripts/icd-check.py: the hub registers with the LIT light when it
 /// commissions it; the light, asleep between wakes 5 s apart, finds the hub's `_matter._tcp`
-/// advert to send its Check-Ins; a Toggle sent while it sleeps is delivered at its wake.
+/// advert to send its Check-Ins; a Toggle sent while it sleeps is delivered at its wake. Then
+/// the hub restarts (what Check-Ins are for): the light, asleep, cannot be reached, and at its
+/// next wake it checks in with the new hub, which subscribes again.
 @Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
 struct ICDLabTests {
     static let deviceHost = 30
@@ -26,9 +28,9 @@ struct ICDLabTests {
         try #require(ready != nil, "the virtual device did not start: \(device.text)")
         let qr = try #require(device.text.split(separator: "\n").first { $0.hasPrefix("QR code: ") }?.dropFirst(9)).description
 
-        let hub = try lab.spawn(on: Self.hubHost, [Lab.matterctl, "hub", "serve", "--state", "\(lab.directory)/icd-hub-\(run)",
-                                                   "--port", "5580", "--paa-store", try CircuitMatterCommissioningTests.paaStore(lab),
-                                                   "--allow-test-devices"])
+        let hubArguments = [Lab.matterctl, "hub", "serve", "--state", "\(lab.directory)/icd-hub-\(run)", "--port", "5580",
+                            "--paa-store", try CircuitMatterCommissioningTests.paaStore(lab), "--allow-test-devices"]
+        let hub = try lab.spawn(on: Self.hubHost, hubArguments)
         defer { hub.kill9() }
         let up = await hub.waitForLine(timeout: 30) { $0.contains("hub: ready ws://127.0.0.1:5580/ws") }
         try #require(up != nil, "the hub did not start: \(hub.text)")
@@ -41,5 +43,17 @@ struct ICDLabTests {
         // DNS-SD, and the hub took each.
         #expect(hub.text.contains("checked in (counter offset"), "\(hub.text.suffix(4000))")
         #expect(!device.text.contains("no address for check-in client"), "\(device.text.suffix(2000))")
+
+        // The hub restarts: registered again from its store, it finds the light asleep and waits;
+        // the light's next Check-In (it finds the new hub by DNS-SD) brings the subscription back.
+        await hub.stop(grace: 10)
+        let again = try lab.spawn(on: Self.hubHost, hubArguments)
+        defer { again.kill9() }
+        let clock = ContinuousClock(), restarted = clock.now
+        let checkedIn = await again.waitForLine(timeout: 60) { $0.contains("checked in (counter offset") }
+        #expect(checkedIn != nil, "no Check-In reached the restarted hub: \(again.text.suffix(4000))\ndevice:\n\(device.text.suffix(2000))")
+        let available = await again.waitForLine(timeout: 30) { $0.contains("is available") }
+        #expect(available != nil, "the light did not become available again: \(again.text.suffix(4000))")
+        print("hub restarted: the sleeping light checked in and was available again \((clock.now - restarted).milliseconds) ms later")
     }
 }

@@ -21,7 +21,7 @@ extension HubService {
 
     // MARK: Check-Ins
 
-    func checkInArrived(_ payload: [UInt8]) async {
+    func checkInArrived(_ payload: [UInt8], from address: PeerAddress) async {
         switch await icdCheckIns.receive(payload) {
         case .accepted(let node, let offset, let refreshKey):
             logger("hub: node \(node.rawValue) checked in (counter offset \(offset))")
@@ -30,8 +30,22 @@ extension HubService {
         case .replayed(let node, let offset, let last):
             logger("hub: a Check-In of node \(node.rawValue) with counter offset \(offset) (accepted up to \(last)) was a replay; ignored")
         case .unknown:
-            logger("hub: a Check-In that no registration's key opens was ignored (another controller's, or forged)")
+            // From a node the hub knows (one that keeps a stale registration, after resync_icd):
+            // unread, but it says the node is awake now; a reconnection waiting for it goes now.
+            if let node = knownNode(at: address) {
+                logger("hub: node \(node.rawValue) sent a Check-In under a key the hub no longer holds; it is awake, connecting now")
+                await runtime.deviceAnnounced(node)
+            } else {
+                logger("hub: a Check-In that no registration's key opens was ignored (another controller's, or forged)")
+            }
         }
+    }
+
+    /// The commissioned node last reached at `address` (its IP, any port).
+    private func knownNode(at address: PeerAddress) -> NodeID? {
+        ((try? hub.store.nodes()) ?? []).first { record in
+            record.addresses.contains { PeerAddress($0.host, port: $0.port)?.ip == address.ip }
+        }?.nodeID
     }
 
     /// Puts the registered nodes' schedules in the runtime (at start).
@@ -59,6 +73,18 @@ extension HubService {
         guard Self.supportsLIT(cache), await icdCheckIns.registration(of: id) == nil else { return }
         do { _ = try await registerICD(id, allowMultiAdmin: true, ignoredVendors: nil) } catch {
             logger("hub: node \(id.rawValue) can sleep for long but the hub could not register for its Check-Ins: \(error.details)")
+        }
+    }
+
+    /// A node that came back operating as LIT (it holds a registration, perhaps a stale one of
+    /// the hub's after `resync_icd`) while the hub holds none registers again, as matterjs-server's
+    /// controller does; a node the user unregistered operates as SIT and is left alone.
+    func reregisterIfOperatingAsLIT(_ id: NodeID) async {
+        let cache = await runtime.attributes(of: id)
+        let mode = try? cache[ConcreteAttributePath(0, .icdManagement, ICD.Attribute.operatingMode)]?.unsigned(as: UInt8.self)
+        guard mode == 1, Self.supportsLIT(cache), await icdCheckIns.registration(of: id) == nil else { return }
+        do { _ = try await registerICD(id, allowMultiAdmin: true, ignoredVendors: nil) } catch {
+            logger("hub: node \(id.rawValue) operates as LIT but the hub could not register for its Check-Ins: \(error.details)")
         }
     }
 

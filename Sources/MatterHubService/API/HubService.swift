@@ -135,7 +135,7 @@ public final class HubService: HubBackend, Sendable {
         for (node, outcome) in await hub.reconcilePendingNodes() {
             log("hub: node \(node) left pending by a crash was \(outcome == .completed ? "completed" : "dropped")")
         }
-        await node.start(checkIn: { [weak self] payload in await self?.checkInArrived(payload) })
+        await node.start(checkIn: { [weak self] payload, from in await self?.checkInArrived(payload, from: from) })
         let node = self.node
         try await runtime.start(requests: { exchange, first in await node.serve(exchange, first: first) })
         if advertiseNode { await node.advertise(log: log) }
@@ -217,6 +217,7 @@ public final class HubService: HubBackend, Sendable {
             guard !state.withLock({ $0.announcing.contains(node) }), let record = try? hub.store.node(node) else { return }
             publish(.nodeUpdated(await nodeData(record)))
             await announceDevice(node.rawValue)
+            if available { Task { await self.reregisterIfOperatingAsLIT(node) } }
         case .connection(let node, _):
             // Extension clients see "reconnecting" and "next try at" (OHF clients only availability).
             guard !state.withLock({ $0.announcing.contains(node) }), (try? hub.store.node(node)) != nil else { return }

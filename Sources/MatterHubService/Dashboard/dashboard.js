@@ -7,7 +7,7 @@
   const token = new URLSearchParams(location.search).get("token");
   const state = {
     ws: null, nextID: 1, pending: new Map(),
-    structure: null, rooms: [], devices: new Map(), nodes: new Map(), cards: new Map(),
+    structure: null, rooms: [], devices: new Map(), nodes: new Map(), cards: new Map(), offers: new Map(),
     performing: false, activeRequest: null,
     movePlan: null, moved: false,
   };
@@ -123,6 +123,7 @@
   function forget(id) {
     state.nodes.delete(id);
     state.devices.delete(id);
+    state.offers.delete(id);
     const card = state.cards.get(id);
     if (card) { card.remove(); state.cards.delete(id); }
     render();
@@ -263,6 +264,9 @@
         element("span", { className: "name" }), element("span", { className: "badge state" }),
         element("span", { className: "badge offline", textContent: "offline", hidden: true })]),
       element("div", { className: "controls" }, [toggle, level]),
+      element("div", { className: "firmware", hidden: true }, [
+        element("span", { className: "firmware-text" }),
+        element("button", { type: "button", className: "secondary update-btn", hidden: true })]),
       element("div", { className: "actions" }, [
         element("button", { type: "button", className: "secondary edit-btn", textContent: "Rename / move" }),
         element("button", { type: "button", className: "secondary share-btn", textContent: "Share" }),
@@ -279,6 +283,7 @@
     c.querySelector(".share-btn").onclick = () => share(id);
     remove.onclick = () => removeDevice(id, remove);
     c.querySelector(".history-btn").onclick = () => toggleHistory(id, c.querySelector(".history"));
+    c.querySelector(".update-btn").onclick = () => updateFirmware(id);
     state.cards.set(id, c);
     return c;
   }
@@ -318,6 +323,65 @@
     level.hidden = lep === null;
     level.disabled = !available;
     if (lep !== null && document.activeElement !== level) level.value = node.attributes[lep + "/8/0"] || 1;
+    showFirmware(id, c, node, available);
+  }
+
+  // Firmware: a device with an OTA Requestor (0/42) is asked about once per version it runs
+  // (check_node_update); an offer shows as a button, and a running update as its state and
+  // progress (UpdateState 0/42/2, UpdateStateProgress 0/42/3), as the device reports them.
+  const UPDATE_STATES = { 2: "checking for an update", 3: "update ready", 4: "downloading update", 5: "applying update",
+    6: "update delayed", 7: "rolling back", 8: "update delayed on the user" };
+  function showFirmware(id, c, node, available) {
+    const box = c.querySelector(".firmware");
+    const servers = (node && node.attributes["0/29/1"]) || [];
+    if (!servers.includes(42)) { box.hidden = true; return; }
+    const version = node.attributes["0/40/10"] || String(node.attributes["0/40/9"] ?? "");
+    const running = UPDATE_STATES[node.attributes["0/42/2"]];
+    const progress = node.attributes["0/42/3"];
+    const text = box.querySelector(".firmware-text");
+    const button = box.querySelector(".update-btn");
+    box.hidden = false;
+    c.dataset.firmware = version;
+    if (running) {
+      text.textContent = "Firmware " + version + ": " + running + (typeof progress === "number" ? " " + progress + "%" : "");
+      button.hidden = true;
+      return;
+    }
+    const offer = state.offers.get(id);
+    if (available && (!offer || offer.checkedFor !== version)) checkFirmware(id, version);
+    button.hidden = !(offer && offer.update);
+    if (offer && offer.update) {
+      text.textContent = "Firmware " + version;
+      button.textContent = "Update to " + (offer.update.software_version_string || offer.update.software_version);
+    } else {
+      text.textContent = "Firmware " + version + (offer && offer.checkedFor === version ? ", up to date" : "");
+    }
+  }
+
+  async function checkFirmware(id, version) {
+    state.offers.set(id, { checkedFor: version, update: null });
+    try {
+      const update = await call("check_node_update", { node_id: id });
+      state.offers.set(id, { checkedFor: version, update });
+    } catch (e) {
+      state.offers.set(id, { checkedFor: version, update: null, error: describe(e) });
+    }
+    updateCard(id);
+  }
+
+  async function updateFirmware(id) {
+    const offer = state.offers.get(id);
+    if (!offer || !offer.update) return;
+    const button = state.cards.get(id).querySelector(".update-btn");
+    button.disabled = true;
+    try {
+      await call("update_node", { node_id: id, software_version: offer.update.software_version });
+      toast("Updating to " + (offer.update.software_version_string || offer.update.software_version) + "…");
+    } catch (e) {
+      toast(describe(e));
+    } finally {
+      button.disabled = false;
+    }
   }
 
   function render() {

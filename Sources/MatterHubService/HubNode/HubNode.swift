@@ -83,7 +83,7 @@ actor HubNode {
 
     /// Answers CASE (Sigma1) from now on, and hands ICD Check-Ins (unsecured, unacknowledged) to
     /// `checkIn`; other unsolicited secure-channel messages are not ours.
-    func start(checkIn: @escaping @Sendable ([UInt8]) async -> Void = { _ in }) async {
+    func start(checkIn: @escaping @Sendable ([UInt8], PeerAddress) async -> Void = { _, _ in }) async {
         let responder = caseResponder, manager = self.manager
         await manager.setHandler(for: .bdx) { [weak self] exchange, first in
             guard let self else { return await exchange.close() }
@@ -96,7 +96,7 @@ actor HubNode {
                 // Each Check-In comes from a fresh random node ID: its unsecured session goes with it.
                 await exchange.close()
                 await manager.removeSession(first.session)
-                await checkIn(first.payload)
+                await checkIn(first.payload, first.from)
             } else {
                 await exchange.close()
             }
