@@ -17,7 +17,7 @@ from pathlib import Path
 import aiohttp
 from chip.clusters import Objects as Clusters
 from matter_server.common.errors import MatterError, NodeNotReady
-from matter_server.common.models import EventType
+from matter_server.common.models import APICommand, EventType
 
 from ohfcheck import check, listening_client, run, wait_for
 
@@ -159,12 +159,39 @@ async def ota_upload(client):
     check("an upload through the client's own path gives the same version", again.software_version == 0x01020304, repr(again))
 
 
+async def onboarding_payload(client, code):
+    """Schema 14's parse_onboarding_payload, sent raw (the hub reports 13, so the client's own
+    method refuses to send it), its answer parsed into matter-python-client's models."""
+    if not hasattr(APICommand, "PARSE_ONBOARDING_PAYLOAD"):
+        print("parse_onboarding_payload: this client has no such command", flush=True)
+        return
+    from matter_server.common.models import ManualOnboardingPayloadResult, QrOnboardingPayloadResult
+    from matter_server.common.helpers.util import dataclass_from_dict
+    qr = dataclass_from_dict(QrOnboardingPayloadResult,
+                             await asyncio.wait_for(client.send_command(APICommand.PARSE_ONBOARDING_PAYLOAD, code=code), 10))
+    p = qr.payloads[0] if qr.payloads else None
+    check("parse_onboarding_payload decodes the QR code into QrOnboardingPayloadResult",
+          qr.type == "qr" and len(qr.payloads) == 1 and p.setup_pin_code == 20202021 and p.vendor_id == 0xFFF1
+          and p.product_id == 0x8000 and p.version == 0 and p.discovery_capabilities == 4, repr(qr))
+    manual = dataclass_from_dict(ManualOnboardingPayloadResult, await asyncio.wait_for(
+        client.send_command(APICommand.PARSE_ONBOARDING_PAYLOAD, code="34970112332"), 10))
+    check("parse_onboarding_payload decodes an 11-digit manual code (the SDK's 34970112332: discriminator 15)",
+          manual.type == "manual" and manual.setup_pin_code == 20202021 and manual.short_discriminator == 15
+          and manual.vendor_id is None, repr(manual))
+    try:
+        await asyncio.wait_for(client.send_command(APICommand.PARSE_ONBOARDING_PAYLOAD, code="MT:garbage"), 10)
+        check("a code that does not decode is an error", False, "it was accepted")
+    except MatterError as error:
+        check("a code that does not decode is an error that says why", "parse_onboarding_payload" in str(error), str(error))
+
+
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
         client, listen, events = await listening_client(url, session)
         await fabric_label(url, session, client)
         await credentials(client)
         await ota_upload(client)
+        await onboarding_payload(client, code)
 
         node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
         node_id = node_data.node_id

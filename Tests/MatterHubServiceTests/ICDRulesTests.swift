@@ -73,6 +73,10 @@ import Testing
         #expect(await checkIns.receive(first) == .replayed(node, offset: 0x20, last: 0x20))
         #expect(await checkIns.receive(try CheckInMessage.seal(key: SecureRandom.bytes(16), counter: 0x11)) == .unknown)
         #expect(await checkIns.receive(Array(first.prefix(10))) == .unknown, "too short")
+        #expect(await checkIns.receive(first + [UInt8](repeating: 0, count: 200)) == .unknown, "too long: no key is tried")
+        // Unreadable ones are logged at most once a minute, with their count.
+        #expect(await checkIns.ignoredOne() == 1)
+        #expect(await checkIns.ignoredOne() == nil)
         // A hub restarted on the store remembers the offset: the old Check-In is still a replay.
         let restarted = ICDCheckIns(store: try HubStore(directory: path))
         #expect(await restarted.receive(first) == .replayed(node, offset: 0x20, last: 0x20))

@@ -63,6 +63,8 @@ extension HubService {
             return logLevels.json
         case .setLogLevel(let console, let file):
             return logLevels.set(console: console, file: file)
+        case .parseOnboardingPayload(let code):
+            return try Self.onboardingPayload(code)
         case .openCommissioningWindow(let id, let timeout, _, _, _):
             return try await openWindow(NodeID(id), timeout: timeout)
         case .discover:
@@ -96,6 +98,33 @@ extension HubService {
         case .setACLEntry, .setNodeBinding:
             throw APIError(.invalidCommand, "\(command.name.rawValue) is not supported yet; write the AccessControl or Binding attribute with write_attribute")
         }
+    }
+
+    /// `parse_onboarding_payload` (schema 14), in matter-python-client's shapes: a QR code's
+    /// payloads (`type` "qr", each with version, flow, discovery capabilities, the 12-bit
+    /// discriminator, the passcode, vendor and product IDs or null for 0), or a manual code's
+    /// (`type` "manual", the short discriminator, the passcode, vendor and product IDs only from
+    /// the 21-digit form). A code that does not decode, or that commissioning would refuse (a
+    /// passcode the spec forbids, a version other than 0), is error 8 saying why.
+    static func onboardingPayload(_ code: String) throws(APIError) -> JSONValue {
+        let payloads: [SetupPayload]
+        // Checked as commissioning checks it: a code no commissioner would take is refused, saying why.
+        do { payloads = try SetupPayload.parse(code) } catch {
+            throw APIError(.invalidArguments, "parse_onboarding_payload: \(error)")
+        }
+        func id(_ v: UInt16?) -> JSONValue { v.map { $0 == 0 ? .null : .integer($0) } ?? .null }
+        guard let first = payloads.first else { throw APIError(.invalidArguments, "parse_onboarding_payload: the code holds no payload") }
+        guard first.kind == .qrCode else {
+            let p = first
+            return .object(["type": .string("manual"), "short_discriminator": .integer(p.discriminator.shortValue),
+                            "setup_pin_code": .integer(p.passcode), "vendor_id": id(p.vendorID), "product_id": id(p.productID)])
+        }
+        return .object(["type": .string("qr"), "payloads": .array(payloads.map { p in
+            .object(["version": .integer(p.version), "flow_type": .integer(p.commissioningFlow?.rawValue ?? 0),
+                     "discovery_capabilities": .integer(p.discoveryCapabilities?.rawValue ?? 0),
+                     "discriminator": .integer(p.discriminator.longValue ?? UInt16(p.discriminator.shortValue) << 8),
+                     "setup_pin_code": .integer(p.passcode), "vendor_id": id(p.vendorID), "product_id": id(p.productID)])
+        })])
     }
 
     // MARK: - Nodes

@@ -35,8 +35,8 @@ extension HubService {
             if let node = knownNode(at: address) {
                 logger("hub: node \(node.rawValue) sent a Check-In under a key the hub no longer holds; it is awake, connecting now")
                 await runtime.deviceAnnounced(node)
-            } else {
-                logger("hub: a Check-In that no registration's key opens was ignored (another controller's, or forged)")
+            } else if let count = await icdCheckIns.ignoredOne() {
+                logger("hub: \(count) Check-In\(count == 1 ? "" : "s") that no registration's key opens ignored (another controller's, or forged)")
             }
         }
     }

@@ -37,13 +37,30 @@ actor ICDCheckIns {
         registrations[registration.nodeID] = registration
     }
 
+    private var ignored = 0
+    private var lastIgnoredReport: ContinuousClock.Instant?
+
+    /// Counts a Check-In nobody could read; the count to log, at most once a minute (a flood of
+    /// forged ones must not flood the log).
+    func ignoredOne() -> Int? {
+        ignored += 1
+        if let last = lastIgnoredReport, ContinuousClock.now - last < .seconds(60) { return nil }
+        lastIgnoredReport = .now
+        defer { ignored = 0 }
+        return ignored
+    }
+
     func forget(_ node: NodeID) {
         try? store.removeICDRegistration(node)
         registrations[node] = nil
     }
 
+    /// Check-Ins carry a counter and at most a few bytes of application data (the threshold):
+    /// anything longer is refused before any key is tried.
+    static let maximumLength = CheckInMessage.minimumLength + 64
+
     func receive(_ payload: [UInt8]) -> Outcome {
-        guard payload.count >= CheckInMessage.minimumLength else { return .unknown }
+        guard (CheckInMessage.minimumLength...Self.maximumLength).contains(payload.count) else { return .unknown }
         for (node, r) in registrations {
             guard let opened = try? CheckInMessage.open(key: r.key.bytes, payload: payload) else { continue }
             let offset = CheckInMessage.offset(of: opened.counter, from: r.counterStart)

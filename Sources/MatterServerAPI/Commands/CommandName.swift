@@ -4,7 +4,8 @@
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
 /// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label`, `get_thread_border_routers` and `get_thread_diagnostics`, and schema 13's `get_network_topology`
 /// and `initiate_ota_upload`, matterjs-server's ICD commands (`get_icd_state`, `register_icd`,
-/// `unregister_icd`, `resync_icd`) and its `get_loglevel`/`set_loglevel`.
+/// `unregister_icd`, `resync_icd`) and its `get_loglevel`/`set_loglevel`; of schema 14,
+/// `parse_onboarding_payload`.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -26,6 +27,7 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case resyncICD = "resync_icd"
     case getLogLevel = "get_loglevel"
     case setLogLevel = "set_loglevel"
+    case parseOnboardingPayload = "parse_onboarding_payload"
     case openCommissioningWindow = "open_commissioning_window"
     case discover = "discover"
     case getVendorNames = "get_vendor_names"

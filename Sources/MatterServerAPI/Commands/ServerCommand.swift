@@ -78,6 +78,8 @@ public enum ServerCommand: Hashable, Sendable {
     /// matterjs-server's log levels: `console_loglevel` and `file_loglevel` (nil: unchanged).
     case getLogLevel
     case setLogLevel(console: String?, file: String?)
+    /// Schema 14's: a QR code or manual pairing code decoded, no device asked.
+    case parseOnboardingPayload(code: String)
     case openCommissioningWindow(nodeID: UInt64, timeout: Int, iteration: Int, option: Int, discriminator: UInt16?)
     case discover
     case getVendorNames(filterVendors: [UInt16]?)
@@ -123,6 +125,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .resyncICD: return .resyncICD
         case .getLogLevel: return .getLogLevel
         case .setLogLevel: return .setLogLevel
+        case .parseOnboardingPayload: return .parseOnboardingPayload
         case .openCommissioningWindow: return .openCommissioningWindow
         case .discover: return .discover
         case .getVendorNames: return .getVendorNames
@@ -206,6 +209,7 @@ public enum ServerCommand: Hashable, Sendable {
         case .getLogLevel: return .getLogLevel
         case .setLogLevel:
             return .setLogLevel(console: try a.optional("console_loglevel"), file: try a.optional("file_loglevel"))
+        case .parseOnboardingPayload: return .parseOnboardingPayload(code: try a.required("code"))
         case .openCommissioningWindow:
             return .openCommissioningWindow(nodeID: try a.required("node_id"), timeout: try a.optional("timeout") ?? 300,
                                             iteration: try a.optional("iteration") ?? 1000,
