@@ -32,7 +32,7 @@ extension HubService {
         case .unknown:
             // From a node the hub knows (one that keeps a stale registration, after resync_icd):
             // unread, but it says the node is awake now; a reconnection waiting for it goes now.
-            if let node = knownNode(at: address) {
+            if await icdCheckIns.mayLookUpSender(), let node = knownNode(at: address) {
                 logger("hub: node \(node.rawValue) sent a Check-In under a key the hub no longer holds; it is awake, connecting now")
                 await runtime.deviceAnnounced(node)
             } else if let count = await icdCheckIns.ignoredOne() {
@@ -91,7 +91,7 @@ extension HubService {
     // MARK: Commands
 
     func icdState(_ id: NodeID) async throws(APIError) -> JSONValue {
-        _ = try await nodeData(id)  // error 5 for an unknown node
+        try requireKnownNode(id)
         let cache = await runtime.attributes(of: id)
         guard Self.hasICDManagement(cache) else {
             return .object(["supported": .bool(false), "lit_supported": .bool(false), "registered": .bool(false),
@@ -176,9 +176,15 @@ extension HubService {
         await runtime.setICDSchedule(id, nil)
     }
 
+    /// Error 5 for a node the hub does not hold (a store lookup, not the node's whole data: a
+    /// bridge's is thousands of values).
+    private func requireKnownNode(_ id: NodeID) throws(APIError) {
+        guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
+    }
+
     /// The node's cache, after checking it exists (5) and has ICD Management (0).
     private func icdCache(_ id: NodeID) async throws(APIError) -> [ConcreteAttributePath: TLVElement] {
-        _ = try await nodeData(id)
+        try requireKnownNode(id)
         let cache = await runtime.attributes(of: id)
         guard Self.hasICDManagement(cache) else {
             throw APIError(.unknownError, "node \(id.rawValue) has no ICD Management cluster on endpoint 0: it is not a sleepy device")

@@ -50,6 +50,16 @@ actor ICDCheckIns {
         return ignored
     }
 
+    private var lastSenderLookUp: ContinuousClock.Instant?
+
+    /// Whether an unreadable Check-In's sender may be looked up among the nodes now: at most once
+    /// a second, so that a flood of forged ones does not become a flood of store reads.
+    func mayLookUpSender() -> Bool {
+        if let last = lastSenderLookUp, ContinuousClock.now - last < .seconds(1) { return false }
+        lastSenderLookUp = .now
+        return true
+    }
+
     func forget(_ node: NodeID) {
         try? store.removeICDRegistration(node)
         registrations[node] = nil
