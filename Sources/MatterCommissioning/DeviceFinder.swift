@@ -11,6 +11,8 @@ public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
     public var discriminator: UInt16?
     public var vendorID: UInt16?
     public var productID: UInt16?
+    /// Its primary device type (TXT `DT`), when it advertises one.
+    public var deviceType: UInt32? = nil
     /// The device's MRP timing from its TXT (SII/SAI/SAT), or the defaults.
     public var mrp: MRPParameters
 
@@ -38,6 +40,7 @@ public struct DeviceCandidate: Sendable, Hashable, CustomStringConvertible {
         discriminator = node.txt.discriminator
         vendorID = node.txt.vendorID
         productID = node.txt.productID
+        deviceType = node.txt.deviceType.map { UInt32($0) }
         let txt = node.txt
         mrp = MRPParameters(idleInterval: Milliseconds(txt.sessionIdleInterval ?? 500),
                             activeInterval: Milliseconds(txt.sessionActiveInterval ?? 300),

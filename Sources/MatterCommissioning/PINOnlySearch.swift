@@ -28,9 +28,16 @@ public struct PINOnlySearch: Sendable {
     /// The address the device must have (the IPv4 or IPv6 bytes), or nil for any.
     public let address: [UInt8]?
     let addressText: String?
+    /// What the device must advertise besides (python-matter-server's filter types 3 and 4).
+    public enum Filter: Sendable, Equatable {
+        case vendorID(UInt16)
+        case deviceType(UInt32)
+    }
+    public let filter: Filter?
 
     /// Checks the PIN (Matter Core 5.1.7.1 forbids some) and the address before any search.
-    public init(pin: UInt32, address: String? = nil) throws(CommissioningError) {
+    public init(pin: UInt32, address: String? = nil, filter: Filter? = nil) throws(CommissioningError) {
+        self.filter = filter
         guard Passcode.isValid(pin) else {
             throw CommissioningError(step: .discovery, device: "the device with that PIN",
                                      code: .deviceNotFound, reason: "the PIN is not a valid setup passcode",
@@ -82,6 +89,7 @@ public struct PINOnlySearch: Sendable {
             guard let candidate = next else { break }
             // (a device is yielded again when its addresses change: the wanted one may come later)
             if let address, !candidate.addresses.contains(where: { $0.ip == address }) { continue }
+            if !passes(candidate) { continue }
             guard !tried.contains(candidate.instanceName), let code = setupCode(for: candidate) else { continue }
             tried.insert(candidate.instanceName)
             let result = try await attempt(code, candidate)
@@ -94,12 +102,28 @@ public struct PINOnlySearch: Sendable {
         return .failure(noneAccepted(refusals, timeout: timeout))
     }
 
+    /// Whether `candidate` advertises what the filter asks for (one that says nothing does not).
+    func passes(_ candidate: DeviceCandidate) -> Bool {
+        switch filter {
+        case nil: true
+        case .vendorID(let v)?: candidate.vendorID == v
+        case .deviceType(let t)?: candidate.deviceType == t
+        }
+    }
+
     /// Failures before a PASE session exists: this candidate is not the device the PIN opens.
     static func isNotTheDevice(_ error: CommissioningError) -> Bool {
         error.step == .discovery || error.step == .pase
     }
 
-    var wanted: String { "a device in commissioning mode" + (addressText.map { " at \($0)" } ?? "") }
+    var wanted: String {
+        let kind = switch filter {
+        case nil: ""
+        case .vendorID(let v)?: " of vendor \(v)"
+        case .deviceType(let t)?: " of device type \(t)"
+        }
+        return "a device\(kind) in commissioning mode" + (addressText.map { " at \($0)" } ?? "")
+    }
 
     func noneAccepted(_ refusals: [(DeviceCandidate, CommissioningError)], timeout: Duration) -> CommissioningError {
         guard let last = refusals.last else {

@@ -174,8 +174,9 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         fabricLabelOwner.withLock { if $0 == connection.id { $0 = nil } }
         let client = clients.withLock { $0.removeValue(forKey: connection.id) }
         client?.inbox.finish()
-        if client?.extensionsEnabled == true, let ext = backend as? any HubExtensionBackend {
-            Task { await ext.connectionClosed(connection.id) }
+        if client != nil {
+            let backend = self.backend
+            Task { await backend.connectionClosed(connection.id) }
         }
         log("api: \(connection) closed (\(code.map { "code \($0)" } ?? "no close frame"): \(reason))")
     }
@@ -270,14 +271,14 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         }
         // A one-interaction command answers before it acknowledges the device's reply.
         let deferred: DeferredExchangeClose? = switch command {
-        case .deviceCommand, .readAttribute, .writeAttribute: DeferredExchangeClose()
+        case .deviceCommand, .readAttribute, .writeAttribute, .batchedDeviceCommands, .read: DeferredExchangeClose()
         default: nil
         }
         let outcome: Result<JSONValue, APIError>
         if let deferred {
-            outcome = await deferred.run { await self.result(of: command) }
+            outcome = await deferred.run { await self.result(of: command, connection: connection.id) }
         } else {
-            outcome = await result(of: command)
+            outcome = await result(of: command, connection: connection.id)
         }
         switch outcome {
         case .success(let result): send(.success(messageID: id, result: result), to: connection)
@@ -288,8 +289,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         await deferred?.closeAll()
     }
 
-    private func result(of command: ServerCommand) async -> Result<JSONValue, APIError> {
-        do throws(APIError) { return .success(try await answer(command)) } catch { return .failure(error) }
+    private func result(of command: ServerCommand, connection: UInt64) async -> Result<JSONValue, APIError> {
+        do throws(APIError) { return .success(try await answer(command, connection: connection)) } catch { return .failure(error) }
     }
 
     /// Whether the connection may use the extensions; `enable` turns them on first (in line, so
@@ -320,7 +321,7 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
         }
     }
 
-    private func answer(_ command: ServerCommand) async throws(APIError) -> JSONValue {
+    private func answer(_ command: ServerCommand, connection: UInt64) async throws(APIError) -> JSONValue {
         switch command {
         case .serverInfo: return backend.serverInfo().json
         case .getNodes(let onlyAvailable):
@@ -331,7 +332,7 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             }
             return node.json
         default:
-            return try await backend.handle(command)
+            return try await backend.handle(command, connection: connection)
         }
     }
 
@@ -461,6 +462,8 @@ final class ConnectionHandler: WebSocketServerDelegate, Sendable {
             return client.wantsTopology
         case .threadDiagnosticsUpdated:
             return client.wantsThreadDiagnostics
+        case .subscriptionReport(let connection, _, _), .subscriptionEnded(let connection, _, _):
+            return client.connection.id == connection
         }
     }
 }

@@ -6,8 +6,6 @@ import MatterServerAPI
 public protocol HubExtensionBackend: HubBackend {
     /// Runs one extension command (concurrently with others) and returns its result.
     func handle(_ command: HubCommand, context: HubRequestContext) async throws(HubAPIError) -> JSONValue
-    /// A connection closed: whatever it held (its commissioning session) is released.
-    func connectionClosed(_ connectionID: UInt64) async
 }
 
 /// Who sent an extension command, and how to send events to that connection alone.

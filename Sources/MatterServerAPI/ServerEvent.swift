@@ -1,7 +1,8 @@
 /// The names of the events a server may send: the 9 the 8.1.2 client knows, schema 12's
 /// `thread_diagnostics_updated` and schema 13's `network_topology_updated`. Any other name crashes
 /// the 8.1.2 client's listen loop, so a newer event goes only to a connection that asked for it
-/// (`get_thread_diagnostics` or `get_thread_border_routers`; `get_network_topology`).
+/// (`get_thread_diagnostics` or `get_thread_border_routers`; `get_network_topology`), and
+/// schema 14's `subscription_report`/`subscription_ended` only to the connection that subscribed.
 public enum EventName: String, Hashable, Sendable, CaseIterable {
     case nodeAdded = "node_added"
     case nodeUpdated = "node_updated"
@@ -14,6 +15,8 @@ public enum EventName: String, Hashable, Sendable, CaseIterable {
     case endpointRemoved = "endpoint_removed"
     case networkTopologyUpdated = "network_topology_updated"
     case threadDiagnosticsUpdated = "thread_diagnostics_updated"
+    case subscriptionReport = "subscription_report"
+    case subscriptionEnded = "subscription_ended"
 }
 
 /// An event, with its data in the shape the contract gives (ws-api.md section 4). Sent only to
@@ -37,6 +40,11 @@ public enum ServerEvent: Hashable, Sendable {
     /// Schema 12: one Thread network's diagnostics batch (``ThreadDiagnosticsBuilder``). Only to
     /// connections that sent `get_thread_diagnostics` or `get_thread_border_routers`.
     case threadDiagnosticsUpdated(JSONValue)
+    /// Schema 14: a report of a client's own subscription (`read`'s shape plus `node_id` and
+    /// `subscription_id`), to the connection that opened it only.
+    case subscriptionReport(connection: UInt64, nodeID: UInt64, report: JSONValue)
+    /// Schema 14: a client's subscription ended without its asking (the node's session went).
+    case subscriptionEnded(connection: UInt64, nodeID: UInt64, subscriptionID: UInt32)
 
     public var name: EventName {
         switch self {
@@ -51,6 +59,8 @@ public enum ServerEvent: Hashable, Sendable {
         case .endpointRemoved: return .endpointRemoved
         case .networkTopologyUpdated: return .networkTopologyUpdated
         case .threadDiagnosticsUpdated: return .threadDiagnosticsUpdated
+        case .subscriptionReport: return .subscriptionReport
+        case .subscriptionEnded: return .subscriptionEnded
         }
     }
 
@@ -67,6 +77,9 @@ public enum ServerEvent: Hashable, Sendable {
             return .object(["node_id": .integer(node), "endpoint_id": .integer(endpoint)])
         case .networkTopologyUpdated(let topology): return topology.json
         case .threadDiagnosticsUpdated(let batch): return batch
+        case .subscriptionReport(_, _, let report): return report
+        case .subscriptionEnded(_, let node, let id):
+            return .object(["node_id": .integer(node), "subscription_id": .integer(id)])
         }
     }
 
@@ -77,6 +90,7 @@ public enum ServerEvent: Hashable, Sendable {
         case .nodeRemoved(let id), .attributeUpdated(let id, _, _), .endpointAdded(let id, _), .endpointRemoved(let id, _):
             return id
         case .nodeEvent(let e): return e.nodeID
+        case .subscriptionReport(_, let id, _), .subscriptionEnded(_, let id, _): return id
         case .serverShutdown, .serverInfoUpdated, .networkTopologyUpdated, .threadDiagnosticsUpdated: return nil
         }
     }

@@ -82,6 +82,7 @@ actor DeviceCore: InteractionDevice {
     var radioDiagnostics: RadioDiagnostics
     /// `--software-version`: the version it came with, and it is an OTA requestor (nil: 1, no OTA).
     nonisolated let configuredSoftwareVersion: UInt32?
+    nonisolated let maxPathsPerInvoke: UInt16
     var ota = OTARequestorState()
     /// ICD Management, with `--icd` (nil: an always-on device).
     var icd: ICDManagementState?
@@ -138,6 +139,7 @@ actor DeviceCore: InteractionDevice {
         hooks = DeviceHooks()
         radioDiagnostics = c.radioDiagnostics ?? .defaults(discriminator: c.discriminator)
         configuredSoftwareVersion = c.softwareVersion
+        maxPathsPerInvoke = c.maxPathsPerInvoke
         icd = c.icd.map(ICDManagementState.init)
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
@@ -757,7 +759,7 @@ actor DeviceCore: InteractionDevice {
         case BasicAttr.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
         // A sleepy device says Matter 1.4, where LIT clients look for it (matterjs-server's rule).
         case BasicAttr.specificationVersion: return .unsigned(UInt32(icd == nil ? 0x0103_0000 : 0x0104_0000))
-        case BasicAttr.maxPathsPerInvoke: return .unsigned(UInt16(1))
+        case BasicAttr.maxPathsPerInvoke: return .unsigned(maxPathsPerInvoke)
         default: return nil
         }
     }

@@ -124,7 +124,7 @@ public actor VirtualDevice {
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
         dataModel = DeviceDataModel.dataModel(shape: DeviceShape(c))
         // Event numbers keep rising across reboots: each boot starts a new 2^32 block.
-        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: 1,
+        server = InteractionServer(dataModel: dataModel, device: core, maxPathsPerInvoke: Int(max(1, c.maxPathsPerInvoke)),
                                    firstEventNumber: UInt64(state.bootCount) << 32,
                                    icdIdleSeconds: c.icd.map { UInt16(min($0.idleSeconds, 3600)) })
     }

@@ -78,6 +78,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// A bridge's bridged lights (`--kind bridge --endpoints N`), at most ``maxBridgedLights``.
     public var bridgedLights = 0
     public static let maxBridgedLights = 1000
+    /// The most commands one InvokeRequest may carry (BasicInformation.MaxPathsPerInvoke; the
+    /// SDK's default is 1, devices built for batching say more).
+    public var maxPathsPerInvoke: UInt16 = 1
 
     public init(passcode: UInt32 = 20_202_021, discriminator: UInt16 = 3840, vendorID: UInt16 = 0xFFF1,
                 productID: UInt16 = 0x8000, port: UInt16 = 5540, stateDirectory: String? = nil, kind: Kind = .light,

@@ -44,6 +44,7 @@ struct HubCommand: ParsableCommand {
                        repeatable: true),
                 .value("--allow-host", "NAME", help: "a host name loopback listeners answer to, e.g. a Docker service name (repeatable)",
                        repeatable: true),
+                .flag("--no-auto-subscription", help: "keep CASE sessions but no subscription of the hub's own; clients subscribe (schema 14's subscribe) or enable_auto_subscription per node"),
             ],
             examples: ["matterctl hub serve", "matterctl hub serve --listen 192.168.1.10 --port 5580"])
 
@@ -58,6 +59,7 @@ struct HubCommand: ParsableCommand {
             configuration.requireToken = args.flag("--require-token")
             configuration.allowedOrigins = args.values("--allow-origin")
             configuration.allowedHosts = args.values("--allow-host")
+            configuration.autoSubscription = !args.flag("--no-auto-subscription")
             for origin in HubServer.Configuration.invalidOrigins(configuration.allowedOrigins) {
                 throw UsageError("--allow-origin \(origin): an origin is http:// or https:// with a host and an optional port, no path")
             }

@@ -35,6 +35,7 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control), plug (On/Off) or bridge (an "
                    + "Aggregator and --endpoints bridged On/Off lights with BridgedDeviceBasicInformation)"),
             .value("--endpoints", "N", help: "with --kind bridge: its bridged lights, endpoints 2 to N+1 (1 to 1000)"),
+            .value("--max-paths-per-invoke", "N", help: "commands one InvokeRequest may carry (MaxPathsPerInvoke, default 1)"),
             .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
                    + "_matter._tcp) until the commissioner's ConnectNetwork; default: Ethernet"),
             .value("--thread-role", "R", help: "with --network thread: the RoutingRole it reports: "
@@ -71,6 +72,10 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let k = args.value("--kind") {
             guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light, plug or bridge") }
             c.kind = kind
+        }
+        if let n = try args.integer("--max-paths-per-invoke", as: UInt16.self) {
+            guard n >= 1 else { throw UsageError("--max-paths-per-invoke is at least 1") }
+            c.maxPathsPerInvoke = n
         }
         if let n = try args.integer("--endpoints", as: Int.self) {
             guard c.kind == .bridge else { throw UsageError("--endpoints is for --kind bridge") }

@@ -11,13 +11,15 @@ struct InProcessHub {
     var service: HubService { server.service }
 
     /// `devices`: each commissionable device's discriminator and UDP port.
-    static func start(devices: [(discriminator: UInt16, port: UInt16)], name: String,
+    /// `autoSubscription` false: `hub serve --no-auto-subscription`.
+    static func start(devices: [(discriminator: UInt16, port: UInt16)], name: String, autoSubscription: Bool = true,
                       log: @escaping @Sendable (String) -> Void = { _ in }) async throws -> InProcessHub {
         let state = NSTemporaryDirectory() + "matterhub-\(name)-\(UUID().uuidString)"
         var configuration = HubServer.Configuration(
             stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
         configuration.listen = ["127.0.0.1"]
         configuration.port = 0
+        configuration.autoSubscription = autoSubscription
         configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
             devices.map { FixedServiceBrowser.commissionable(discriminator: $0.discriminator, port: $0.port) }))
         let server = try await HubServer(configuration, log: log)

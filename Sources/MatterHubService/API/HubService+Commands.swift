@@ -26,10 +26,12 @@ extension HubService {
         case .setDefaultFabricLabel(let label):
             setFabricLabel(label)
             return .null
-        case .commissionWithCode(let code, let networkOnly, let wifiEntry, let threadEntry):
-            return try await commission(code: code, networkOnly: networkOnly, wifiEntry: wifiEntry, threadEntry: threadEntry)
-        case .commissionOnNetwork(let pin, let filterType, let filter, let ip):
-            return try await commissionOnNetwork(pin: pin, filterType: filterType, filter: filter, ipAddress: ip)
+        case .commissionWithCode(let code, let networkOnly, let wifiEntry, let threadEntry, let discoveryTimeout):
+            return try await commission(code: code, networkOnly: networkOnly, wifiEntry: wifiEntry, threadEntry: threadEntry,
+                                        discoveryTimeout: discoveryTimeout)
+        case .commissionOnNetwork(let pin, let filterType, let filter, let ip, let discoveryTimeout):
+            return try await commissionOnNetwork(pin: pin, filterType: filterType, filter: filter, ipAddress: ip,
+                                                 discoveryTimeout: discoveryTimeout)
         case .setWifiCredentials(let ssid, let credentials, let entry):
             return try await setWiFi(ssid: ssid, credentials: credentials, entry: entry)
         case .setThreadDataset(let dataset, let entry):
@@ -79,8 +81,20 @@ extension HubService {
             return try await deviceCommand(arguments)
         case .readAttribute(let id, let paths, _):
             return try await read(NodeID(id), paths)
-        case .writeAttribute(let id, let path, let value):
-            return try await write(NodeID(id), path, value)
+        case .writeAttribute(let id, let path, let value, let timed):
+            return try await write(NodeID(id), path, value, timedMs: timed)
+        case .batchedDeviceCommands(let arguments):
+            return try await batchedCommands(arguments)
+        case .read(let id, let paths):
+            return try await readReport(NodeID(id), paths)
+        case .writeAtomicAttribute(let arguments):
+            return try await atomicWrite(arguments)
+        case .subscribe, .unsubscribe:
+            throw APIError(.invalidArguments, "\(command.name.rawValue) belongs to a WebSocket connection; send it to the hub's API")
+        case .enableAutoSubscription(let id):
+            return try await setAutoSubscription(NodeID(id), on: true)
+        case .disableAutoSubscription(let id):
+            return try await setAutoSubscription(NodeID(id), on: false)
         case .removeNode(let id):
             try await remove(NodeID(id))
             return .null
@@ -186,10 +200,7 @@ extension HubService {
     func read(_ id: NodeID, _ patterns: [AttributePathPattern]) async throws(APIError) -> JSONValue {
         try await requireReadyNode(id)
         let client = try await client(id)
-        let paths = patterns.map { (p: AttributePathPattern) -> AttributePathIB in
-            AttributePathIB(endpoint: p.endpoint.map { EndpointID($0) }, cluster: p.cluster.map { ClusterID($0) },
-                            attribute: p.attribute.map { AttributeID($0) })
-        }
+        let paths = patterns.map(\.ib)
         let reports: [AttributeReport]
         do { reports = try await client.read(paths: paths) } catch {
             throw APIError.device(error, "reading from node \(id.rawValue)")
@@ -205,33 +216,6 @@ extension HubService {
             object.append(NodeDataBuilder.path(path).description, json)
         }
         return .object(object)
-    }
-
-    func write(_ id: NodeID, _ pattern: AttributePathPattern, _ value: JSONValue) async throws(APIError) -> JSONValue {
-        guard let path = pattern.concrete else {
-            throw APIError(.invalidArguments, "write_attribute needs a concrete path (no wildcards), got \(pattern)")
-        }
-        try await requireReadyNode(id)
-        let concrete = ConcreteAttributePath(EndpointID(path.endpoint), ClusterID(path.cluster), AttributeID(path.attribute))
-        // The attribute's type: from the schema, else from the value the node reported, else none.
-        let reported = await runtime.attributes(of: id)[concrete]
-        let type = AttributeSchema.type(cluster: path.cluster, attribute: path.attribute) ?? reported.map(AttributeSchema.inferred) ?? .any
-        let tlv: TLVElement
-        do { tlv = try AttributeValueCoding.tlv(from: value, as: type) } catch {
-            throw APIError(.invalidArguments, "the value for \(path) does not fit the attribute: \(error)")
-        }
-        let client = try await client(id)
-        let statuses: [AttributeStatusIB]
-        do { statuses = try await client.write([AttributeDataIB(path: concrete.ib, data: tlv)]) } catch {
-            throw APIError.device(error, "writing \(path) on node \(id.rawValue)")
-        }
-        let status = statuses.first?.status.status.rawValue ?? 0
-        if status == 0 { await runtime.merge([concrete: tlv], into: id) }
-        return .array([.object([
-            "Path": .object(["EndpointId": .integer(path.endpoint), "ClusterId": .integer(path.cluster),
-                             "AttributeId": .integer(path.attribute)]),
-            "Status": .integer(status),
-        ])])
     }
 
     /// A full read of every attribute (the interview), then node_updated.

@@ -45,6 +45,10 @@ public final class HubService: HubBackend, Sendable {
     /// `get_loglevel`/`set_loglevel`: the hub's lines are `info`; a console level above it
     /// silences them.
     let logLevels = LogLevels()
+    /// Schema 14's subscriptions clients opened, by node and subscription ID, with their owner.
+    let clientSubscriptions = Mutex(ClientSubscriptions())
+    /// Whether the watch that ends silent client subscriptions runs.
+    let clientSubscriptionWatch = Mutex(false)
 
     struct State {
         var info: ServerInfo
@@ -166,6 +170,15 @@ public final class HubService: HubBackend, Sendable {
 
     // MARK: - HubBackend
 
+    /// Schema 14's subscriptions belong to the connection; every other command is ``handle(_:)``.
+    public func handle(_ command: ServerCommand, connection: UInt64) async throws(APIError) -> JSONValue {
+        switch command {
+        case .subscribe(let arguments): return try await subscribe(arguments, connection: connection)
+        case .unsubscribe(let node, let id): return try await unsubscribe(node: node, subscriptionID: id, connection: connection)
+        default: return try await handle(command)
+        }
+    }
+
     public func serverInfo() -> ServerInfo { state.withLock { $0.info } }
 
     public func nodes() async -> [MatterNodeData] {
@@ -227,6 +240,8 @@ public final class HubService: HubBackend, Sendable {
             for e in removed { publish(.endpointRemoved(nodeID: node.rawValue, endpointID: e.rawValue)) }
             guard !added.isEmpty else { return }
             Task { await self.endpointsAdded(node, added) }
+        case .subscriptionReport, .subscriptionsEnded:
+            forwardClientSubscription(update)
         case .event(let node, let event):
             reportSubscriptions.event(node.rawValue, event)
             // Only for nodes a client already knows (a node being added has none yet).

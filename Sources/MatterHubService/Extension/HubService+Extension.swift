@@ -109,6 +109,7 @@ extension HubService: HubExtensionBackend {
     }
 
     public func connectionClosed(_ connectionID: UInt64) async {
+        await endClientSubscriptions(of: connectionID)
         reportSubscriptions.end(connection: connectionID)
         if let structure = extensionState.releaseSession(of: connectionID) {
             try? await structure.cancelMatterCommissioning()

@@ -65,6 +65,9 @@ public struct NodeLifecycle: Sendable, Equatable {
         /// A sleepy node sent a valid Check-In: it is awake now and holds no subscription for
         /// the hub.
         case checkIn
+        /// The hub's own subscription to the node switched on or off (schema 14's auto
+        /// subscription). Off, a live node keeps its CASE session and no subscription.
+        case setSubscribes(Bool)
         /// Time passed; lapses and backoff deadlines are checked.
         case tick
         case stop
@@ -86,6 +89,8 @@ public struct NodeLifecycle: Sendable, Equatable {
     public enum AvailabilityReason: String, Sendable, Equatable {
         /// Its subscription was established: it is live.
         case subscribed
+        /// Its CASE session was established and the hub does not subscribe (auto subscription off).
+        case connected
         /// No report came within the subscription's max interval plus the margin.
         case lapsed
         /// The CASE session failed or was closed under a live subscription.
@@ -109,6 +114,9 @@ public struct NodeLifecycle: Sendable, Equatable {
     public var maxBackoff: Milliseconds = 60_000
     /// Set while the hub is registered with the node's ICD Management cluster.
     public var icd: ICDSchedule?
+    /// Whether the hub subscribes once connected (auto subscription); without, the node is live
+    /// while its CASE session is up, and clients subscribe themselves (schema 14's `subscribe`).
+    public private(set) var subscribes = true
     public private(set) var state: State = .idle
     public private(set) var isAvailable = false
     /// Why `isAvailable` last changed (nil before it ever did).
@@ -121,6 +129,22 @@ public struct NodeLifecycle: Sendable, Equatable {
         case (_, .stop):
             state = .idle
             return [.tearDown] + availability(false, .stopped)
+        case (_, .setSubscribes(let on)):
+            guard on != subscribes else { return [] }
+            subscribes = on
+            switch state {
+            case .live(_, _, let due) where on && due == .max:
+                // Connected without a subscription: subscribe on the same session.
+                state = .subscribing(attempt: 1)
+                return [.subscribe(maxIntervalCeiling: maxIntervalCeiling)]
+            case .live where !on, .subscribing where !on:
+                // A new session without the hub's subscription (the device drops the old one
+                // when it can no longer deliver to it).
+                state = .connecting(attempt: 1)
+                return [.tearDown, .establishSession(resolveAddress: false)]
+            default:
+                return []
+            }
         case (.idle, .start):
             state = .connecting(attempt: 1)
             return [.establishSession(resolveAddress: false)]
@@ -142,6 +166,10 @@ public struct NodeLifecycle: Sendable, Equatable {
             state = .connecting(attempt: 1)
             return [.establishSession(resolveAddress: true)]
 
+        case (.connecting, .sessionEstablished) where !subscribes:
+            // Live while the session is up; nothing lapses (a closed session is noticed).
+            state = .live(subscriptionID: 0, maxIntervalSeconds: 0, deadline: .max)
+            return availability(true, .connected)
         case (.connecting(let attempt), .sessionEstablished):
             state = .subscribing(attempt: attempt)
             return [.subscribe(maxIntervalCeiling: maxIntervalCeiling)]

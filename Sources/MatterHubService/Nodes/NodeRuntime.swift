@@ -20,6 +20,12 @@ public enum NodeUpdate: Sendable, Equatable {
     /// The node's root PartsList changed (a bridge added or removed devices): the endpoints
     /// that came and went. The values of those that went are forgotten (cache and store).
     case endpoints(NodeID, added: [EndpointID], removed: [EndpointID])
+    /// A report of a subscription a client opened (schema 14's `subscribe`): for that client
+    /// only, not cached.
+    case subscriptionReport(NodeID, subscriptionID: UInt32, AssembledReport)
+    /// Client subscriptions that died with the node's session (or because the hub subscribed
+    /// again, which ends the others on the device).
+    case subscriptionsEnded(NodeID, subscriptionIDs: [UInt32])
 }
 
 /// What the hub is doing about a node: "reconnecting" told apart from "unavailable, next try at".
@@ -58,6 +64,8 @@ public actor NodeRuntime {
         var lastHeard: Milliseconds?
         /// Requests waiting for a sleepy node to wake (by waiter id).
         var awakeWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
+        /// Subscriptions clients opened on the node's session (their reports go to them).
+        var clientSubscriptions: Set<UInt32> = []
     }
 
     private let hub: Hub
@@ -71,6 +79,9 @@ public actor NodeRuntime {
     /// Every change, in order: attribute values and availability.
     public nonisolated let updates: AsyncStream<NodeUpdate>
     private let configure: @Sendable (inout NodeLifecycle) -> Void
+    /// Whether nodes get the hub's own subscription (`hub serve --no-auto-subscription`: not
+    /// until `enable_auto_subscription`).
+    public nonisolated let autoSubscribes: Bool
     /// At most this many nodes set up (CASE, then the subscription with its priming report) at
     /// once. Two hundred nodes reconnecting together otherwise share the CPU so thinly that
     /// handshakes run past their timeouts and retry, and all of them come up late.
@@ -89,8 +100,10 @@ public actor NodeRuntime {
 
     /// `configure` adjusts each node's lifecycle (intervals, backoff) before it starts;
     /// `concurrentSetups` bounds the nodes connecting and subscribing at the same time.
-    public init(hub: Hub, concurrentSetups: Int = 16, configure: @escaping @Sendable (inout NodeLifecycle) -> Void = { _ in }) {
+    public init(hub: Hub, concurrentSetups: Int = 16, autoSubscribes: Bool = true,
+                configure: @escaping @Sendable (inout NodeLifecycle) -> Void = { _ in }) {
         self.hub = hub
+        self.autoSubscribes = autoSubscribes
         self.configure = configure
         setupSlots = max(1, concurrentSetups)
         epoch = clock.now
@@ -120,6 +133,7 @@ public actor NodeRuntime {
         guard nodes[nodeID] == nil else { return }
         var node = Node()
         configure(&node.lifecycle)
+        if !autoSubscribes { _ = node.lifecycle.handle(.setSubscribes(false), now: now) }
         for (path, bytes) in (try? hub.store.attributeValues(for: nodeID)) ?? [:] {
             if let value = try? TLVDecoder.decode(bytes) { node.cache[path] = value }
         }
@@ -145,6 +159,36 @@ public actor NodeRuntime {
     }
 
     public func isAvailable(_ nodeID: NodeID) -> Bool { nodes[nodeID]?.lifecycle.isAvailable ?? false }
+
+    // MARK: - Auto subscription and client subscriptions (schema 14)
+
+    /// Switches the hub's own subscription to `nodeID` on or off (until the hub restarts).
+    public func setAutoSubscription(_ nodeID: NodeID, _ on: Bool) { handle(nodeID, .setSubscribes(on)) }
+    /// Whether the hub keeps its own subscription to `nodeID`.
+    public func autoSubscription(of nodeID: NodeID) -> Bool { nodes[nodeID]?.lifecycle.subscribes ?? autoSubscribes }
+
+    /// A subscription a client opened on the node's session: its reports are answered and
+    /// passed on as ``NodeUpdate/subscriptionReport(_:subscriptionID:_:)``. False when the node
+    /// is not kept live.
+    public func addClientSubscription(_ nodeID: NodeID, _ id: UInt32) -> Bool {
+        guard nodes[nodeID] != nil else { return false }
+        nodes[nodeID]?.clientSubscriptions.insert(id)
+        nodes[nodeID]?.receiver.add(id)
+        return true
+    }
+
+    /// Forgets a client subscription: its next report is refused, which ends it on the device.
+    public func removeClientSubscription(_ nodeID: NodeID, _ id: UInt32) {
+        guard nodes[nodeID]?.clientSubscriptions.remove(id) != nil else { return }
+        nodes[nodeID]?.receiver.remove(id)
+    }
+
+    /// Ends the client subscriptions of a node whose session went (or that the hub replaced).
+    private func endClientSubscriptions(_ nodeID: NodeID, except kept: UInt32? = nil) {
+        guard let ids = nodes[nodeID]?.clientSubscriptions.filter({ $0 != kept }), !ids.isEmpty else { return }
+        for id in ids { removeClientSubscription(nodeID, id) }
+        continuation.yield(.subscriptionsEnded(nodeID, subscriptionIDs: ids.sorted()))
+    }
     public func attributes(of nodeID: NodeID) -> [ConcreteAttributePath: TLVElement] { nodes[nodeID]?.cache ?? [:] }
     public var nodeIDs: [NodeID] { Array(nodes.keys) }
 
@@ -165,6 +209,21 @@ public actor NodeRuntime {
             try? await Task.sleep(for: .milliseconds(20))
         }
         return isAvailable(nodeID)
+    }
+
+    /// Waits (bounded) until the hub's own subscription to `nodeID` delivers; false when it did
+    /// not within `timeout`.
+    public func waitUntilSubscribed(_ nodeID: NodeID, timeout: Duration) async -> Bool {
+        func subscribed() -> Bool {
+            if case .live(_, _, let due)? = nodes[nodeID]?.lifecycle.state, due != .max { return true }
+            return false
+        }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if subscribed() { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return subscribed()
     }
 
     /// The device announced itself on `_matter._tcp`: reconnect now if waiting.
@@ -322,6 +381,7 @@ public actor NodeRuntime {
                 }
             }
         case .tearDown:
+            endClientSubscriptions(nodeID)
             nodes[nodeID]?.work?.cancel()
             if let id = nodes[nodeID]?.subscriptionID { nodes[nodeID]?.receiver.remove(id) }
             nodes[nodeID]?.subscriptionID = nil
@@ -398,6 +458,8 @@ public actor NodeRuntime {
 
     private func subscribed(_ nodeID: NodeID, _ subscription: ClientSubscription) {
         guard nodes[nodeID] != nil else { return }
+        // The hub's subscription (KeepSubscriptions false) ended the clients' on the device.
+        endClientSubscriptions(nodeID)
         nodes[nodeID]?.subscriptionID = subscription.subscriptionID
         nodes[nodeID]?.receiver.add(subscription.subscriptionID)
         apply(subscription.primingReport, to: nodeID)
@@ -424,6 +486,10 @@ public actor NodeRuntime {
             if let reply {
                 try? await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload,
                                          reliable: true)
+            }
+            if let report, let id = report.subscriptionID, nodes[nodeID]?.clientSubscriptions.contains(id) == true {
+                continuation.yield(.subscriptionReport(nodeID, subscriptionID: id, report))
+                break
             }
             if let report {
                 apply(report, to: nodeID)

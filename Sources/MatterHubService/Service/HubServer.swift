@@ -30,6 +30,9 @@ public final class HubServer: Sendable {
         /// Publish the hub's own node on `_matter._tcp` through avahi (`hub serve` does; in-process
         /// tests, with fixed DNS-SD answers, do not).
         public var advertisesNode = false
+        /// Keep the hub's own subscription to every node (`--no-auto-subscription` turns it off:
+        /// clients subscribe with schema 14's `subscribe`, or switch it on per node).
+        public var autoSubscription = true
         /// Called after each step of every commissioning through the API (progress logs, crash
         /// tests).
         public var onCommissioningStep: @Sendable (StepTiming) -> Void = { _ in }
@@ -72,7 +75,9 @@ public final class HubServer: Sendable {
         advertisesNode = configuration.advertisesNode
         let hub = try Hub(stateDirectory: configuration.stateDirectory, discovery: configuration.discovery,
                       netnsPath: configuration.netnsPath)
-        service = try await HubService(hub: hub, options: configuration.options, onCommissioningStep: configuration.onCommissioningStep)
+        service = try await HubService(hub: hub, options: configuration.options,
+                                       runtime: NodeRuntime(hub: hub, autoSubscribes: configuration.autoSubscription),
+                                       onCommissioningStep: configuration.onCommissioningStep)
         let hosts = configuration.listen.isEmpty ? ["127.0.0.1", "::1"] : configuration.listen
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))

@@ -38,13 +38,18 @@ public struct InteractionClient: Sendable {
     /// Steps (Matter Core 8.4.3): send ReadRequest; receive ReportData chunks, answering each
     /// non-final chunk with StatusResponse(Success); the last chunk carries SuppressResponse.
     public func read(paths: [AttributePathIB], dataVersionFilters: [DataVersionFilterIB]? = nil) async throws(InteractionError) -> [AttributeReport] {
-        let request = ReadRequestMessage(attributeRequests: paths, isFabricFiltered: isFabricFiltered,
-                                         dataVersionFilters: dataVersionFilters)
+        try await read(ReadRequestMessage(attributeRequests: paths, isFabricFiltered: isFabricFiltered,
+                                          dataVersionFilters: dataVersionFilters)).attributes
+    }
+
+    /// Reads attributes and events in one request (paths, event filter, fabric filtering and
+    /// data version filters as given) and returns the whole report, statuses included.
+    public func read(_ request: ReadRequestMessage) async throws(InteractionError) -> AssembledReport {
         let exchange = try await exchangeFactory()
         let first = try await exchange.request(.readRequest, request.payload)
         let (report, reply) = try await collectReport(first, on: exchange)
         if let reply { try await exchange.send(.statusResponse, reply.payload) }
-        return report.attributes
+        return report
     }
 
     /// Reads one concrete attribute and returns its value, or throws the status it failed with.
@@ -144,11 +149,12 @@ public struct InteractionClient: Sendable {
     /// `eventMin`, only events numbered at least that are reported (those seen before are not).
     public func subscribe(paths: [AttributePathIB], events: [EventPathIB]? = nil, eventMin: UInt64? = nil,
                           minIntervalFloor: UInt16, maxIntervalCeiling: UInt16,
-                          keepSubscriptions: Bool = false) async throws(InteractionError) -> ClientSubscription {
+                          keepSubscriptions: Bool = false,
+                          dataVersionFilters: [DataVersionFilterIB]? = nil) async throws(InteractionError) -> ClientSubscription {
         let request = SubscribeRequestMessage(keepSubscriptions: keepSubscriptions, minIntervalFloor: minIntervalFloor,
-                                              maxIntervalCeiling: maxIntervalCeiling, attributeRequests: paths,
+                                              maxIntervalCeiling: maxIntervalCeiling, attributeRequests: paths.isEmpty ? nil : paths,
                                               eventRequests: events, eventFilters: eventMin.map { [EventFilterIB(eventMin: $0)] },
-                                              isFabricFiltered: isFabricFiltered)
+                                              isFabricFiltered: isFabricFiltered, dataVersionFilters: dataVersionFilters)
         let exchange = try await exchangeFactory()
         let first = try await exchange.request(.subscribeRequest, request.payload)
         let (report, reply) = try await collectReport(first, on: exchange)

@@ -4,8 +4,10 @@
 /// lists (`remove_wifi_credentials` and `remove_thread_dataset`, which matter-python-client 1.6
 /// sends to any server for the `default` entry, and `get_all_credentials`), `get_fabric_label`, `get_thread_border_routers` and `get_thread_diagnostics`, and schema 13's `get_network_topology`
 /// and `initiate_ota_upload`, matterjs-server's ICD commands (`get_icd_state`, `register_icd`,
-/// `unregister_icd`, `resync_icd`) and its `get_loglevel`/`set_loglevel`; of schema 14,
-/// `parse_onboarding_payload`.
+/// `unregister_icd`, `resync_icd`) and its `get_loglevel`/`set_loglevel`; schema 14's
+/// (`parse_onboarding_payload`, `batched_device_commands`, `read`, `subscribe`, `unsubscribe`,
+/// `enable_auto_subscription`, `disable_auto_subscription`; its camera commands are refused by
+/// name) and schema 15's `write_atomic_attribute`, as matter-python-client 1.6.1 sends them.
 public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case startListening = "start_listening"
     case setDefaultFabricLabel = "set_default_fabric_label"
@@ -36,6 +38,13 @@ public enum CommandName: String, Hashable, Sendable, CaseIterable {
     case deviceCommand = "device_command"
     case readAttribute = "read_attribute"
     case writeAttribute = "write_attribute"
+    case batchedDeviceCommands = "batched_device_commands"
+    case read = "read"
+    case subscribe = "subscribe"
+    case unsubscribe = "unsubscribe"
+    case enableAutoSubscription = "enable_auto_subscription"
+    case disableAutoSubscription = "disable_auto_subscription"
+    case writeAtomicAttribute = "write_atomic_attribute"
     case removeNode = "remove_node"
     case interviewNode = "interview_node"
     case checkNodeUpdate = "check_node_update"

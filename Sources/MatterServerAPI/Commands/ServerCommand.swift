@@ -41,8 +41,11 @@ public enum ServerCommand: Hashable, Sendable {
     /// `label` already cut to 32 characters.
     case setDefaultFabricLabel(label: String?)
     /// `wifiCredentialsID` / `threadDatasetID`: the stored entry to give the device (nil: `default`).
-    case commissionWithCode(code: String, networkOnly: Bool, wifiCredentialsID: String? = nil, threadDatasetID: String? = nil)
-    case commissionOnNetwork(setupPinCode: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?)
+    /// `discoveryTimeout`: seconds to look for the device (schema 14; nil: the hub's default).
+    case commissionWithCode(code: String, networkOnly: Bool, wifiCredentialsID: String? = nil, threadDatasetID: String? = nil,
+                            discoveryTimeout: Double? = nil)
+    /// Filter types 1/2 (short/long discriminator), 3 (vendor ID) and 4 (device type, schema 14).
+    case commissionOnNetwork(setupPinCode: UInt32, filterType: Int, filter: JSONValue, ipAddress: String?, discoveryTimeout: Double? = nil)
     /// Under entry `id` (`default` when the client names none). An empty `credentials` keeps the
     /// stored passphrase of the same SSID (schema 12).
     case setWifiCredentials(ssid: String, credentials: String, id: String = "default")
@@ -87,7 +90,22 @@ public enum ServerCommand: Hashable, Sendable {
     case getNodeIPAddresses(nodeID: UInt64, preferCache: Bool, scoped: Bool)
     case deviceCommand(DeviceCommandArguments)
     case readAttribute(nodeID: UInt64, paths: [AttributePathPattern], fabricFiltered: Bool)
-    case writeAttribute(nodeID: UInt64, path: AttributePathPattern, value: JSONValue)
+    /// `*` as the endpoint writes every endpoint that has the attribute (schema 14), as does a
+    /// timed write (`timedRequestTimeoutMs`).
+    case writeAttribute(nodeID: UInt64, path: AttributePathPattern, value: JSONValue, timedRequestTimeoutMs: UInt32? = nil)
+    /// Schema 14: commands to one node in one InvokeRequest; one result each, in order.
+    case batchedDeviceCommands(BatchedCommandsArguments)
+    /// Schema 14: one Read of attributes and events, the whole report (statuses, data versions).
+    case read(nodeID: UInt64, paths: InteractionPaths)
+    /// Schema 14: a subscription for the asking connection (`subscription_report` events), only
+    /// while the node's auto subscription is off; ended by `unsubscribe` or the connection closing.
+    case subscribe(SubscribeArguments)
+    case unsubscribe(nodeID: UInt64, subscriptionID: UInt32)
+    /// Schema 14: the hub's own subscription to a node on or off (until the hub restarts).
+    case enableAutoSubscription(nodeID: UInt64)
+    case disableAutoSubscription(nodeID: UInt64)
+    /// Schema 15: an attribute with the Atomic quality written inside one atomic write.
+    case writeAtomicAttribute(AtomicWriteArguments)
     case removeNode(nodeID: UInt64)
     case interviewNode(nodeID: UInt64)
     case checkNodeUpdate(nodeID: UInt64)
@@ -134,6 +152,13 @@ public enum ServerCommand: Hashable, Sendable {
         case .deviceCommand: return .deviceCommand
         case .readAttribute: return .readAttribute
         case .writeAttribute: return .writeAttribute
+        case .batchedDeviceCommands: return .batchedDeviceCommands
+        case .read: return .read
+        case .subscribe: return .subscribe
+        case .unsubscribe: return .unsubscribe
+        case .enableAutoSubscription: return .enableAutoSubscription
+        case .disableAutoSubscription: return .disableAutoSubscription
+        case .writeAtomicAttribute: return .writeAtomicAttribute
         case .removeNode: return .removeNode
         case .interviewNode: return .interviewNode
         case .checkNodeUpdate: return .checkNodeUpdate
@@ -150,6 +175,11 @@ public enum ServerCommand: Hashable, Sendable {
 
     /// matterjs-server's camera command (schema 12): refused by name, as an unknown command (9).
     public static let cameraCommand = "send_webrtc_provider_command"
+    /// matter-python-client's camera commands (schema 14), refused the same way.
+    public static let cameraCommands: Set<String> = [
+        cameraCommand, "camera_get_capabilities", "camera_start_stream", "camera_provide_answer",
+        "camera_provide_ice_candidates", "camera_stop_stream", "camera_snapshot", "camera_release_stream",
+    ]
 
     /// A credential entry's `id` (schema 12's named lists): absent or null is the reserved `default`.
     static func entry(_ a: ObjectReader, _ name: CommandName) throws(APIError) -> String {
@@ -162,8 +192,8 @@ public enum ServerCommand: Hashable, Sendable {
     /// for a missing or ill-typed argument. Unknown arguments are ignored.
     public static func decode(_ message: CommandMessage) throws(APIError) -> ServerCommand {
         guard let name = CommandName(rawValue: message.command) else {
-            if message.command == Self.cameraCommand {
-                throw APIError(.invalidCommand, "\(Self.cameraCommand): this hub has no camera support (no WebRTC live view)")
+            if Self.cameraCommands.contains(message.command) {
+                throw APIError(.invalidCommand, "\(message.command): this hub has no camera support (no WebRTC live view or snapshots)")
             }
             throw .invalidCommand(message.command)
         }
@@ -176,11 +206,13 @@ public enum ServerCommand: Hashable, Sendable {
         case .commissionWithCode:
             return .commissionWithCode(code: try a.required("code"), networkOnly: try a.optional("network_only") ?? false,
                                        wifiCredentialsID: try a.optional("wifi_credentials_id"),
-                                       threadDatasetID: try a.optional("thread_dataset_id"))
+                                       threadDatasetID: try a.optional("thread_dataset_id"),
+                                       discoveryTimeout: try discoveryTimeout(a))
         case .commissionOnNetwork:
             return .commissionOnNetwork(setupPinCode: try a.required("setup_pin_code"),
                                         filterType: try a.optional("filter_type") ?? 0,
-                                        filter: a.raw("filter") ?? .null, ipAddress: try a.optional("ip_addr"))
+                                        filter: a.raw("filter") ?? .null, ipAddress: try a.optional("ip_addr"),
+                                        discoveryTimeout: try discoveryTimeout(a))
         case .setWifiCredentials:
             return .setWifiCredentials(ssid: try a.required("ssid"), credentials: try a.required("credentials"), id: try entry(a, name))
         case .setThreadDataset:
@@ -223,19 +255,8 @@ public enum ServerCommand: Hashable, Sendable {
             return .getNodeIPAddresses(nodeID: try a.required("node_id"), preferCache: try a.optional("prefer_cache") ?? false,
                                        scoped: try a.optional("scoped") ?? false)
         case .deviceCommand:
-            let payload: JSONObject
-            switch a.raw("payload") {
-            case nil, .null?: payload = JSONObject()
-            case .object(let o)?: payload = o
-            case let other?: throw .invalidArguments("device_command: argument 'payload' must be an object, not \(other.typeName)")
-            }
-            let interactionTimeout: UInt32? = try a.optional("interaction_timeout_ms")
-            if let ms = interactionTimeout, ms > DeviceCommandArguments.maxInteractionTimeoutMs {
-                throw .invalidArguments("""
-                    device_command: interaction_timeout_ms may be at most \(DeviceCommandArguments.maxInteractionTimeoutMs) \
-                    (10 minutes), not \(ms)
-                    """)
-            }
+            let payload = try payload(a.raw("payload"), "device_command")
+            let interactionTimeout = try interactionTimeout(a)
             return .deviceCommand(DeviceCommandArguments(
                 nodeID: try a.required("node_id"), endpointID: try a.required("endpoint_id"),
                 clusterID: try a.required("cluster_id"), commandName: try a.required("command_name"), payload: payload,
@@ -264,11 +285,19 @@ public enum ServerCommand: Hashable, Sendable {
             guard let path = AttributePathPattern(text) else {
                 throw .invalidArguments("write_attribute: '\(text)' is not an endpoint/cluster/attribute path")
             }
-            guard path.endpoint != nil else {
-                throw .invalidArguments("write_attribute: the endpoint in '\(text)' must be a number (no wildcard)")
+            guard path.cluster != nil, path.attribute != nil else {
+                throw .invalidArguments("write_attribute: the cluster and attribute in '\(text)' must be numbers (only the endpoint may be *)")
             }
             guard let value = a.raw("value") else { throw .invalidArguments("write_attribute: argument 'value' is missing") }
-            return .writeAttribute(nodeID: try a.required("node_id"), path: path, value: value)
+            return .writeAttribute(nodeID: try a.required("node_id"), path: path, value: value,
+                                   timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"))
+        case .batchedDeviceCommands: return .batchedDeviceCommands(try batched(a))
+        case .read: return .read(nodeID: try a.required("node_id"), paths: try InteractionPaths.read(a, urgency: false))
+        case .subscribe: return .subscribe(try subscribe(a))
+        case .unsubscribe: return .unsubscribe(nodeID: try a.required("node_id"), subscriptionID: try a.required("subscription_id"))
+        case .enableAutoSubscription: return .enableAutoSubscription(nodeID: try a.required("node_id"))
+        case .disableAutoSubscription: return .disableAutoSubscription(nodeID: try a.required("node_id"))
+        case .writeAtomicAttribute: return .writeAtomicAttribute(try atomicWrite(a))
         case .removeNode: return .removeNode(nodeID: try a.required("node_id"))
         case .interviewNode: return .interviewNode(nodeID: try a.required("node_id"))
         case .checkNodeUpdate: return .checkNodeUpdate(nodeID: try a.required("node_id"))
