@@ -1,10 +1,10 @@
 /// The server-info message (`ServerInfoMessage`): the bare first frame on every connection, the
 /// result of `server_info` and the data of `server_info_updated`.
 public struct ServerInfo: Hashable, Sendable {
-    /// The schema this server speaks: 13, matterjs-server's (python-matter-server 8.1.2 and its
-    /// client speak 11, matter-python-client gates commands at 12 and 13; every command up to 13
-    /// is served, the camera's refused by name).
-    public static let schemaVersion = 13
+    /// The schema this server speaks: 15, the highest matter-python-client 1.6.1 gates at
+    /// (python-matter-server 8.1.2 and its client speak 11, matterjs-server 13); every command up
+    /// to 15 is served, the camera's refused by name.
+    public static let schemaVersion = 15
     /// The oldest client schema this server accepts (python-matter-server: 9).
     public static let minSupportedSchemaVersion = 9
 

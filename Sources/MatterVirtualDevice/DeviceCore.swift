@@ -75,6 +75,8 @@ actor DeviceCore: InteractionDevice {
     private(set) var shape: DeviceShape
     /// A bridge's bridged lights: on or off, by endpoint (not kept across restarts).
     var bridgedOn: [EndpointID: Bool] = [:]
+    /// `--kind thermostat`'s Thermostat cluster on endpoint 1.
+    var thermostat: ThermostatState?
     nonisolated let network: VirtualDeviceConfiguration.Network?
     /// The simulated Wi-Fi or Thread interface (nil: Ethernet).
     var radio: SimulatedNetworkInterface?
@@ -140,6 +142,7 @@ actor DeviceCore: InteractionDevice {
         radioDiagnostics = c.radioDiagnostics ?? .defaults(discriminator: c.discriminator)
         configuredSoftwareVersion = c.softwareVersion
         maxPathsPerInvoke = c.maxPathsPerInvoke
+        thermostat = c.kind == .thermostat ? ThermostatState() : nil
         icd = c.icd.map(ICDManagementState.init)
         if let n = c.network {
             var r = SimulatedNetworkInterface(kind: n, faults: c.faults)
@@ -442,8 +445,10 @@ actor DeviceCore: InteractionDevice {
         guard allows(AccessControl.writePrivilege(path.cluster, path.attribute), path.endpoint, path.cluster, context) else {
             throw .unsupportedAccess
         }
+        let before = path.cluster == .thermostat ? thermostat?.values(now: clock.now()) : nil
         try write(path, value: value, listIndex: listIndex, context: context)
-        bump(path.endpoint, path.cluster)
+        // A Presets write inside an atomic write is pending: nothing visible changed yet.
+        if before == nil || thermostat?.values(now: clock.now()) != before { bump(path.endpoint, path.cluster) }
         if path.cluster == .accessControl { persist() } else { persistSoon() }
     }
 
@@ -455,6 +460,12 @@ actor DeviceCore: InteractionDevice {
         switch path.cluster {
         case .onOff: return onOff(path.command, endpoint: endpoint)
         case .levelControl where endpoint == 1 && state.level != nil: return levelControl(path.command, fields, endpoint: endpoint)
+        case .thermostat where endpoint == 1 && thermostat != nil:
+            let before = thermostat!.values(now: clock.now())
+            let outcome = thermostat!.invoke(path.command, fields, context: context, now: clock.now())
+            // Opening or ending an atomic write changes no attribute: the data version stays.
+            if thermostat!.values(now: clock.now()) != before { bump(endpoint, .thermostat) }
+            return outcome
         case .generalCommissioning: return await generalCommissioning(path.command, fields, context)
         case .operationalCredentials: return await operationalCredentials(path.command, fields, context)
         case .administratorCommissioning: return await administratorCommissioning(path.command, fields, context)
@@ -635,6 +646,8 @@ actor DeviceCore: InteractionDevice {
         case .onOff:
             guard path.attribute == Clusters.OnOff.Attribute.onOff else { return nil }
             return .bool(shape.isBridgedLight(path.endpoint) ? bridgedOn[path.endpoint] ?? false : state.onOff)
+        case .thermostat where path.endpoint == 1:
+            return thermostat?.attribute(path.attribute, now: clock.now())
         case .bridgedDeviceBasicInformation where shape.isBridgedLight(path.endpoint):
             return bridgedBasicInformation(path.endpoint, path.attribute)
         case .levelControl:
@@ -783,6 +796,8 @@ actor DeviceCore: InteractionDevice {
             try writeACL(value, listIndex: listIndex, context: context)
         case (.levelControl, _) where path.endpoint == 1 && state.level != nil:
             try state.level?.write(path.attribute, value)
+        case (.thermostat, _) where path.endpoint == 1 && thermostat != nil:
+            try thermostat?.write(path.attribute, value, listIndex: listIndex, context: context, now: clock.now())
         case (.otaSoftwareUpdateRequestor, 0) where path.endpoint == 0 && configuredSoftwareVersion != nil:
             guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
             try ota.writeDefaultProviders(value, appending: listIndex == .append, fabricIndex: fabric)

@@ -110,6 +110,11 @@ enum DeviceDataModel {
                                : F.checkInProtocolSupport.rawValue)
     }
 
+    /// Thermostat with Heating, Cooling and Presets (`--kind thermostat`).
+    static let thermostat = ClusterSpec(id: .thermostat, attributes: ThermostatState.attributeIDs, writable: ThermostatState.writableIDs,
+                                        accepted: ThermostatState.acceptedCommands, generated: ThermostatState.generatedCommands,
+                                        revision: 8, featureMap: ThermostatState.featureMap)
+
     static func specs(endpoint: EndpointID, shape: DeviceShape) -> [ClusterSpec] {
         typealias D = Clusters.Descriptor.Attribute
         typealias OnOff = Clusters.OnOff
@@ -128,6 +133,7 @@ enum DeviceDataModel {
             case .light: return [descriptor, onOff, levelControl]
             case .plug: return [descriptor, onOff]
             case .bridge: return [descriptor]
+            case .thermostat: return [descriptor, thermostat]
             }
         }
         guard endpoint == 0 else { return [] }

@@ -11,12 +11,16 @@ public struct VirtualDeviceConfiguration: Sendable {
         /// A bridge: an Aggregator (0x000E) on endpoint 1 and `bridgedLights` bridged On/Off
         /// lights (0x0100 with Bridged Node, BridgedDeviceBasicInformation) from endpoint 2.
         case bridge
+        /// A Thermostat (0x0301) with Heating, Cooling and Presets, whose Presets are written
+        /// atomically (AtomicRequest).
+        case thermostat
 
         var deviceType: UInt32 {
             switch self {
             case .light: 0x0101
             case .plug: 0x010A
             case .bridge: 0x000E
+            case .thermostat: 0x0301
             }
         }
 
@@ -25,6 +29,7 @@ public struct VirtualDeviceConfiguration: Sendable {
             case .light: "MatterHub Virtual Light"
             case .plug: "MatterHub Virtual Plug"
             case .bridge: "MatterHub Virtual Bridge"
+            case .thermostat: "MatterHub Virtual Thermostat"
             }
         }
     }

@@ -32,8 +32,9 @@ struct VirtualDeviceCommand: ParsableCommand {
             .value("--product-id", "P", help: "product ID (default 0x8000)"),
             .value("--port", "N", help: "UDP port (default 5540)"),
             .value("--state", "DIR", help: "keep fabrics, ACL and NodeLabel in DIR/state.json (mode 0600)"),
-            .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control), plug (On/Off) or bridge (an "
-                   + "Aggregator and --endpoints bridged On/Off lights with BridgedDeviceBasicInformation)"),
+            .value("--kind", "K", help: "light (default; dimmable: On/Off and Level Control), plug (On/Off), bridge (an "
+                   + "Aggregator and --endpoints bridged On/Off lights with BridgedDeviceBasicInformation) or thermostat "
+                   + "(Heating, Cooling and Presets, written atomically)"),
             .value("--endpoints", "N", help: "with --kind bridge: its bridged lights, endpoints 2 to N+1 (1 to 1000)"),
             .value("--max-paths-per-invoke", "N", help: "commands one InvokeRequest may carry (MaxPathsPerInvoke, default 1)"),
             .value("--network", "N", help: "simulate a wifi or thread interface: off the operational network (no CASE, no "
@@ -70,7 +71,7 @@ struct VirtualDeviceCommand: ParsableCommand {
         if let v = try args.integer("--port", as: UInt16.self) { c.port = v }
         c.stateDirectory = args.value("--state")
         if let k = args.value("--kind") {
-            guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light, plug or bridge") }
+            guard let kind = VirtualDeviceConfiguration.Kind(rawValue: k) else { throw UsageError("--kind is light, plug, bridge or thermostat") }
             c.kind = kind
         }
         if let n = try args.integer("--max-paths-per-invoke", as: UInt16.self) {

@@ -41,7 +41,7 @@ import TestSupport
         try await withServer { server, backend, port in
             let c = try await connect(port)
             guard case .serverInfo(let info) = try await message(c) else { Issue.record("first frame is not server info"); return }
-            #expect(info.schemaVersion == 13 && info.compressedFabricID == 0x2906_C908_D115_D362)
+            #expect(info.schemaVersion == 15 && info.compressedFabricID == 0x2906_C908_D115_D362)
             // An event published before start_listening never reaches this client.
             server.publish(.attributeUpdated(nodeID: 30, path: AttributePath("1/6/0")!, value: .bool(true)))
             try await c.sendText(command("L", "start_listening"))

@@ -12,9 +12,10 @@ import TestSupport
 /// `unsubscribe`, and the auto subscription switched on and off per node. matter-python-client
 /// 1.6.1 parses these answers into its models in scripts/ohf-hub-check.py (the lab).
 @Suite(.serialized) struct HubSchema14Tests {
-    func withLight(discriminator: UInt16, maxPaths: UInt16 = 1, autoSubscription: Bool = true,
+    func withLight(discriminator: UInt16, kind: VirtualDeviceConfiguration.Kind = .light, maxPaths: UInt16 = 1,
+                   autoSubscription: Bool = true,
                    _ body: (InProcessHub, VirtualDevice, UInt64) async throws -> Void) async throws {
-        var c = VirtualDeviceConfiguration(discriminator: discriminator, port: 0, advertises: false)
+        var c = VirtualDeviceConfiguration(discriminator: discriminator, port: 0, kind: kind, advertises: false)
         c.maxPathsPerInvoke = maxPaths
         let device = try await VirtualDevice(configuration: c)
         await device.start()
@@ -174,6 +175,63 @@ import TestSupport
             } catch {
                 #expect(error.code == .invalidArguments)
                 #expect(error.details.contains("disable_auto_subscription"), "\(error.details)")
+            }
+        }
+    }
+
+    /// Schema 15: a thermostat's Presets written atomically (BeginWrite, the write with the
+    /// cluster's data version, CommitWrite), a stale data version refused (then taken with
+    /// `ignore_data_version_mismatch`), a preset the thermostat refuses rolled back with its
+    /// status, a plain write refused by the thermostat, and an attribute without the Atomic
+    /// quality refused by the hub.
+    @Test func presetsAreWrittenAtomically() async throws {
+        try await withLight(discriminator: 1406, kind: .thermostat) { hub, _, node in
+            let service = hub.service
+            let presets = AttributePathPattern("1/513/80")!
+            func version() async throws -> UInt32 {
+                let r = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
+                return UInt32(try #require(r["data_versions"]?["1/513"]?.uint64))
+            }
+            func preset(_ scenario: Int, _ name: String, heating: Int) -> JSONValue {
+                .object(["0": .null, "1": .integer(scenario), "2": .string(name), "4": .integer(heating), "5": .bool(false)])
+            }
+            func status(_ v: JSONValue) -> JSONValue? { v.array?.first?["Status"] }
+            let path = AttributePath(endpoint: 1, cluster: 513, attribute: 80)
+            let start = try await version()
+
+            let written = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array([preset(3, "Sleep", heating: 1800), preset(1, "Home", heating: 2150)]),
+                dataVersion: start)))
+            #expect(status(written) == .integer(0), "\(written)")
+            let after = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
+            let list = try #require(after["attributes"]?["1/513/80"]?.array)
+            #expect(list.map { $0["2"] } == [.string("Sleep"), .string("Home")], "\(list)")
+            #expect(list.allSatisfy { $0["0"]?.string?.isEmpty == false }, "the thermostat gave each new preset a handle: \(list)")
+
+            // The version read before the write is stale now.
+            let stale = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array([preset(2, "Away", heating: 1600)]), dataVersion: start)))
+            #expect(status(stale) == .integer(146), "DATA_VERSION_MISMATCH: \(stale)")
+            let forced = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array([preset(2, "Away", heating: 1600)]), dataVersion: start,
+                ignoreDataVersionMismatch: true)))
+            #expect(status(forced) == .integer(0), "\(forced)")
+
+            // Scenario 99 does not exist: CommitWrite fails with the constraint, nothing changes.
+            let refused = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array([preset(99, "Odd", heating: 1600)]), dataVersion: nil, skipDataVersionCheck: true)))
+            #expect(status(refused) == .integer(0x87), "CONSTRAINT_ERROR: \(refused)")
+            let kept = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
+            #expect(kept["attributes"]?["1/513/80"]?.array?.map { $0["2"] } == [.string("Away")])
+
+            // Outside an atomic write the thermostat refuses the list (INVALID_IN_STATE).
+            let plain = try await service.handle(.writeAttribute(nodeID: node, path: presets, value: .array([preset(1, "Home", heating: 2000)])))
+            #expect(status(plain) == .integer(0xCB), "\(plain)")
+            // No Atomic quality: refused before the device is asked.
+            await #expect(throws: APIError.self) {
+                _ = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                    nodeID: node, path: AttributePath(endpoint: 1, cluster: 513, attribute: 0x12), value: .integer(2100),
+                    dataVersion: nil, skipDataVersionCheck: true)))
             }
         }
     }

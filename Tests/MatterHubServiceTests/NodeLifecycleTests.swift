@@ -20,6 +20,28 @@ import Testing
         #expect(node.handle(.reportReceived(subscriptionID: 6), now: 44_000) == [])
     }
 
+    /// Auto subscription off (`--no-auto-subscription`): live once the session is up, with no
+    /// subscription and nothing to lapse; switched on, it subscribes on the same session; off
+    /// again, a fresh session without the hub's subscription, the node staying available.
+    @Test func withoutAutoSubscriptionTheSessionIsEnough() {
+        var node = NodeLifecycle()
+        #expect(node.handle(.setSubscribes(false), now: 0) == [])
+        #expect(node.handle(.start, now: 0) == [.establishSession(resolveAddress: false)])
+        #expect(node.handle(.sessionEstablished, now: 10) == [.setAvailable(true)])
+        #expect(node.availabilityReason == .connected)
+        #expect(node.handle(.tick, now: 10_000_000) == [], "nothing lapses without a subscription")
+        #expect(node.isAvailable)
+        #expect(node.handle(.setSubscribes(true), now: 20) == [.subscribe(maxIntervalCeiling: 50)])
+        #expect(node.handle(.subscribed(subscriptionID: 3, maxIntervalSeconds: 10), now: 30) == [.wake(at: 30 + 15_000)])
+        #expect(node.isAvailable)
+        #expect(node.handle(.setSubscribes(false), now: 40) == [.tearDown, .establishSession(resolveAddress: false)])
+        #expect(node.handle(.sessionEstablished, now: 50) == [], "still available: no change to announce")
+        #expect(node.isAvailable)
+        // A lost session is noticed as always.
+        #expect(node.handle(.sessionFailed, now: 60) == [.tearDown, .setAvailable(false), .establishSession(resolveAddress: true)])
+        #expect(node.availabilityReason == .sessionLost)
+    }
+
     /// Each change of availability says why (the node's connectivity history keeps it); a
     /// failure while already unavailable changes nothing and says nothing new.
     @Test func everyAvailabilityChangeHasItsReason() {

@@ -6,7 +6,7 @@ import Testing
 
     @Test func serverInfoShape() throws {
         let text = JSONWriter.string(ServerMessage.serverInfo(info).json)
-        #expect(text == #"{"fabric_id":1,"compressed_fabric_id":1234605616436508552,"schema_version":13,"min_supported_schema_version":9,"sdk_version":"matterhub/0.1","wifi_credentials_set":false,"thread_credentials_set":false,"bluetooth_enabled":false}"#)
+        #expect(text == #"{"fabric_id":1,"compressed_fabric_id":1234605616436508552,"schema_version":15,"min_supported_schema_version":9,"sdk_version":"matterhub/0.1","wifi_credentials_set":false,"thread_credentials_set":false,"bluetooth_enabled":false}"#)
         #expect(try ReceivedServerMessage.parse(Array(text.utf8)) == .serverInfo(info))
     }
 
@@ -17,13 +17,13 @@ import Testing
         #expect(try ReceivedServerMessage.parse(e.encoded) == .error(messageID: "b", code: 5, details: "Node 99 does not exist"))
     }
 
-    /// The 8.1.2 client's nine, schema 12's Thread diagnostics and schema 13's topology events
-    /// (each sent only to a connection that asked).
+    /// The 8.1.2 client's nine, schema 12's Thread diagnostics, schema 13's topology and schema
+    /// 14's subscription events (each sent only to a connection that asked).
     @Test func eventsUseOnlyTheKnownNames() throws {
-        #expect(EventName.allCases.count == 11)
+        #expect(EventName.allCases.count == 13)
         #expect(Set(EventName.allCases.map(\.rawValue)) == ["node_added", "node_updated", "node_removed", "node_event",
             "attribute_updated", "server_shutdown", "server_info_updated", "endpoint_added", "endpoint_removed",
-            "network_topology_updated", "thread_diagnostics_updated"])
+            "network_topology_updated", "thread_diagnostics_updated", "subscription_report", "subscription_ended"])
         let update = ServerEvent.attributeUpdated(nodeID: 30, path: AttributePath("1/6/0")!, value: .bool(false))
         #expect(JSONWriter.string(ServerMessage.event(update).json) == #"{"event":"attribute_updated","data":[30,"1/6/0",false]}"#)
         #expect(JSONWriter.string(ServerMessage.event(.serverShutdown).json) == #"{"event":"server_shutdown","data":null}"#)

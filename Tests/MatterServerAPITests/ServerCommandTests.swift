@@ -101,7 +101,8 @@ import Testing
                               fabricFiltered: false))
         #expect(error(#"{"message_id":"1","command":"read_attribute","args":{"node_id":1,"attribute_path":"1/6"}}"#)?.code
             == .invalidArguments)
-        #expect(error(#"{"message_id":"1","command":"write_attribute","args":{"node_id":1,"attribute_path":"*/6/0","value":1}}"#)?.code
+        // Schema 14: `*` as the endpoint writes every endpoint with the attribute; elsewhere no wildcard.
+        #expect(error(#"{"message_id":"1","command":"write_attribute","args":{"node_id":1,"attribute_path":"1/*/0","value":1}}"#)?.code
             == .invalidArguments)
     }
 
@@ -188,5 +189,80 @@ import Testing
         #expect(!levels.console.writes(.info) && levels.console.writes(.error))
         #expect(LogLevel(clientName: "fatal") == .critical && LogLevel(clientName: "DEBUG") == .debug)
         #expect(LogLevel(clientName: "verbose") == .info)
+    }
+
+    /// Schema 14's and 15's commands as matter-python-client 1.6.1 sends them, with the
+    /// arguments it leaves out filled in, and what each refuses.
+    @Test func schema14And15Commands() throws {
+        func decode(_ command: String, _ args: JSONValue) throws -> ServerCommand {
+            try ServerCommand.decode(CommandMessage(messageID: "1", command: command, args: args))
+        }
+        func refused(_ command: String, _ args: JSONValue) -> APIError? {
+            do { _ = try decode(command, args); return nil } catch let e as APIError { return e } catch { return nil }
+        }
+        guard case .read(let node, let paths) = try decode("read", .object([
+            "node_id": .int(7), "attribute_paths": .array([.string("1/6/*")]),
+            "event_paths": .array([.object(["path": .string("*/40/0")])]),
+            "data_version_filters": .array([.object(["path": .string("1/6"), "data_version": .int(12)])]),
+        ])) else { Issue.record("not read"); return }
+        #expect(node == 7 && paths.fabricFiltered && paths.eventMin == nil)
+        #expect(paths.attributes == [AttributePathPattern(endpoint: 1, cluster: 6, attribute: nil)])
+        #expect(paths.events == [EventPathPattern(endpoint: nil, cluster: 40, event: 0)])
+        #expect(paths.dataVersionFilters == [DataVersionFilter(endpoint: 1, cluster: 6, dataVersion: 12)])
+        #expect(refused("read", .object(["node_id": .int(7)]))?.code == .invalidArguments, "no path at all")
+        #expect(refused("read", .object(["node_id": .int(7), "attribute_paths": .array([.string("1/6")])]))?.code == .invalidArguments)
+        #expect(refused("read", .object(["node_id": .int(7), "attribute_paths": .array([.string("1/6/0")]),
+                                         "data_version_filters": .array([.object(["path": .string("*/6"), "data_version": .int(1)])])]))?.code
+                == .invalidArguments, "a filter's path is concrete")
+
+        guard case .subscribe(let s) = try decode("subscribe", .object([
+            "node_id": .int(7), "min_interval": .int(1), "max_interval": .int(60),
+            "event_paths": .array([.object(["path": .string("1/59/*"), "is_urgent": .bool(true)])]),
+        ])) else { Issue.record("not subscribe"); return }
+        #expect(s.minInterval == 1 && s.maxInterval == 60 && !s.keepSubscriptions)
+        #expect(s.paths.events.first?.isUrgent == true)
+        #expect(refused("subscribe", .object(["node_id": .int(7), "min_interval": .int(9), "max_interval": .int(2),
+                                              "attribute_paths": .array([.string("1/6/0")])]))?.code == .invalidArguments)
+        #expect(try decode("unsubscribe", .object(["node_id": .int(7), "subscription_id": .int(99)])) == .unsubscribe(nodeID: 7, subscriptionID: 99))
+        #expect(try decode("enable_auto_subscription", .object(["node_id": .int(7)])) == .enableAutoSubscription(nodeID: 7))
+
+        guard case .batchedDeviceCommands(let b) = try decode("batched_device_commands", .object([
+            "node_id": .int(7), "commands": .array([
+                .object(["endpoint_id": .int(1), "cluster_id": .int(6), "command_name": .string("On"), "payload": .object([:])]),
+                .object(["endpoint_id": .int(1), "cluster_id": .int(6), "command_name": .string("Off"), "payload": .null]),
+            ]), "timed_request_timeout_ms": .null, "interaction_timeout_ms": .int(5000),
+        ])) else { Issue.record("not batched_device_commands"); return }
+        #expect(b.commands.map(\.commandName) == ["On", "Off"] && b.interactionTimeoutMs == 5000)
+        #expect(refused("batched_device_commands", .object(["node_id": .int(7), "commands": .array([])]))?.code == .invalidArguments)
+
+        #expect(try decode("write_attribute", .object(["node_id": .int(7), "attribute_path": .string("*/8/17"), "value": .int(3),
+                                                       "timed_request_timeout_ms": .int(500)]))
+                == .writeAttribute(nodeID: 7, path: AttributePathPattern(endpoint: nil, cluster: 8, attribute: 17), value: .int(3),
+                                   timedRequestTimeoutMs: 500))
+        #expect(refused("write_attribute", .object(["node_id": .int(7), "attribute_path": .string("1/*/17"), "value": .int(3)]))?.code
+                == .invalidArguments, "only the endpoint may be a wildcard")
+
+        guard case .commissionWithCode(_, _, _, _, let seconds) = try decode("commission_with_code", .object([
+            "code": .string("MT:Y.K9042C00KA0648G00"), "discovery_timeout_s": .double(90.5)])) else { Issue.record("not commissioning"); return }
+        #expect(seconds == 90.5)
+        #expect(refused("commission_with_code", .object(["code": .string("x"), "discovery_timeout_s": .int(172_801)]))?.code == .invalidArguments)
+        #expect(refused("commission_on_network", .object(["setup_pin_code": .int(20202021), "discovery_timeout_s": .int(0)]))?.code
+                == .invalidArguments)
+
+        guard case .writeAtomicAttribute(let w) = try decode("write_atomic_attribute", .object([
+            "node_id": .int(7), "attribute_path": .string("1/513/80"), "value": .array([]), "data_version": .int(4),
+        ])) else { Issue.record("not write_atomic_attribute"); return }
+        #expect(w.dataVersion == 4 && w.atomicTimeoutMs == 30_000 && !w.skipDataVersionCheck && !w.ignoreDataVersionMismatch)
+        #expect(refused("write_atomic_attribute", .object(["node_id": .int(7), "attribute_path": .string("1/513/80"), "value": .array([])]))?.code
+                == .invalidArguments, "a data version or skip_data_version_check")
+        #expect(refused("write_atomic_attribute", .object(["node_id": .int(7), "attribute_path": .string("1/513/80"), "value": .array([]),
+                                                           "data_version": .int(4), "timed_request_timeout_ms": .int(100)]))?.code
+                == .invalidArguments, "a timed write needs skip_data_version_check")
+        #expect(refused("write_atomic_attribute", .object(["node_id": .int(7), "attribute_path": .string("*/513/80"), "value": .array([]),
+                                                           "skip_data_version_check": .bool(true)]))?.code == .invalidArguments)
+
+        for camera in ["camera_get_capabilities", "camera_start_stream", "camera_snapshot", "send_webrtc_provider_command"] {
+            #expect(refused(camera, .object(["node_id": .int(7)]))?.code == .invalidCommand, "\(camera)")
+        }
     }
 }
