@@ -160,8 +160,8 @@ async def ota_upload(client):
 
 
 async def onboarding_payload(client, code):
-    """Schema 14's parse_onboarding_payload, sent raw (the hub reports 13, so the client's own
-    method refuses to send it), its answer parsed into matter-python-client's models."""
+    """Schema 14's parse_onboarding_payload, sent raw, its answer parsed into
+    matter-python-client's models."""
     if not hasattr(APICommand, "PARSE_ONBOARDING_PAYLOAD"):
         print("parse_onboarding_payload: this client has no such command", flush=True)
         return
@@ -185,6 +185,77 @@ async def onboarding_payload(client, code):
         check("a code that does not decode is an error that says why", "parse_onboarding_payload" in str(error), str(error))
 
 
+async def schema14(client, node_id):
+    """Schema 14's interaction commands through matter-python-client's own methods (each refuses
+    to send below schema 14), every answer parsed into its models: read with events and data
+    versions, a data version filter, batched commands (the light takes one per invoke: a batch
+    of two is refused before it is sent), wildcard and timed writes, the auto subscription off
+    and a subscription of this connection with its listener, unsubscribe, the auto subscription
+    back on; write_atomic_attribute of an attribute without the Atomic quality refused; a camera
+    command refused by name."""
+    if not hasattr(client, "send_batched_device_commands") or client.server_info.schema_version < 14:
+        print("schema 14: this client or server has no such commands", flush=True)
+        return
+    from matter_server.common.errors import InvalidArguments, InvalidCommand
+    from matter_server.common.models import InteractionReport, SubscribeResult
+
+    report = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/6/*"], event_paths=[{"path": "0/40/*"}],
+                                                event_min=0), 10)
+    check("read gives an InteractionReport with values, events and data versions",
+          isinstance(report, InteractionReport) and "1/6/0" in report.attributes and report.data_versions
+          and "1/6" in report.data_versions and any(e.cluster_id == 40 for e in report.events), repr(report)[:400])
+    filtered = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/6/0"], data_version_filters=[
+        {"path": "1/6", "data_version": report.data_versions["1/6"]}]), 10)
+    check("a data version filter at the cluster's version skips it", filtered.attributes == {}, repr(filtered))
+    missing = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/768/0"]), 10)
+    check("a cluster the light lacks comes back as a PathStatus", missing.attribute_status is not None
+          and missing.attribute_status.get("1/768/0") is not None and missing.attribute_status["1/768/0"].status == 0xC3,
+          repr(missing))
+
+    results = await asyncio.wait_for(client.send_batched_device_commands(node_id, [(1, Clusters.OnOff.Commands.On())]), 10)
+    check("send_batched_device_commands gives a BatchedCommandResult per command",
+          len(results) == 1 and results[0].status == 0, repr(results))
+    try:
+        await asyncio.wait_for(client.send_batched_device_commands(
+            node_id, [(1, Clusters.OnOff.Commands.Off()), (1, Clusters.OnOff.Commands.On())]), 10)
+        check("a batch beyond the light's MaxPathsPerInvoke is refused", False, "it was sent")
+    except InvalidArguments as error:
+        check("a batch beyond the light's MaxPathsPerInvoke is refused before it is sent", "MaxPathsPerInvoke" in str(error), str(error))
+
+    written = await asyncio.wait_for(client.write_attribute(node_id, "0/40/5", "Timed lamp", timed_request_timeout_ms=1000), 10)
+    check("a timed write_attribute succeeds", written and written[0]["Status"] == 0, repr(written))
+    if "1/8/17" in client.get_node(node_id).node_data.attributes:
+        everywhere = await asyncio.wait_for(client.write_attribute(node_id, "*/8/17", 80), 10)
+        check("write_attribute with * as the endpoint writes each endpoint with the attribute",
+              [w["Path"]["EndpointId"] for w in everywhere] == [1] and everywhere[0]["Status"] == 0, repr(everywhere))
+
+    await asyncio.wait_for(client.disable_auto_subscription(node_id), 10)
+    reports = asyncio.Queue()
+    subscription = await asyncio.wait_for(client.subscribe(
+        node_id, 0, 30, attribute_paths=["1/6/0"], listener=lambda event, data: reports.put_nowait((event, data))), 10)
+    check("subscribe gives a SubscribeResult with the priming report",
+          isinstance(subscription, SubscribeResult) and "1/6/0" in subscription.attributes, repr(subscription))
+    await asyncio.wait_for(client.send_device_command(node_id, 1, Clusters.OnOff.Commands.Off()), 10)
+    heard = await wait_for(reports, lambda item: item[0] == EventType.SUBSCRIPTION_REPORT and item[1].attributes.get("1/6/0") is False)
+    check("the subscription's report reaches its listener as SubscriptionReportData",
+          heard is not None and heard[1].subscription_id == subscription.subscription_id and heard[1].node_id == node_id, repr(heard))
+    await asyncio.wait_for(client.unsubscribe(node_id, subscription.subscription_id), 10)
+    await asyncio.wait_for(client.enable_auto_subscription(node_id), 35)
+    check("enable_auto_subscription returns with the node available", client.get_node(node_id).available)
+
+    if hasattr(client, "write_atomic_attribute"):  # matter-python-client 1.6 (schema 15)
+        try:
+            await asyncio.wait_for(client.write_atomic_attribute(node_id, "0/40/5", "x", None, skip_data_version_check=True), 10)
+            check("write_atomic_attribute of NodeLabel is refused", False, "it was accepted")
+        except InvalidArguments as error:
+            check("write_atomic_attribute of an attribute without the Atomic quality is refused", "Atomic" in str(error), str(error))
+    try:
+        await asyncio.wait_for(client.send_command("camera_get_capabilities", require_schema=14, node_id=node_id, endpoint_id=1), 10)
+        check("camera_get_capabilities is refused", False, "it was accepted")
+    except InvalidCommand as error:
+        check("camera_get_capabilities is refused by name", "camera" in str(error), str(error))
+
+
 async def main(url, code):
     async with aiohttp.ClientSession() as session:
         client, listen, events = await listening_client(url, session)
@@ -193,7 +264,11 @@ async def main(url, code):
         await ota_upload(client)
         await onboarding_payload(client, code)
 
-        node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
+        if client.server_info.schema_version >= 14 and hasattr(client, "send_batched_device_commands"):
+            # Schema 14: how long the hub looks for the device.
+            node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True, discovery_timeout_s=45), 60)
+        else:
+            node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
         node_id = node_data.node_id
         # The client signals attribute_updated with the new value only (matched by node and path).
         on_off_updates = asyncio.Queue()
@@ -310,6 +385,8 @@ async def main(url, code):
                 check("open_commissioning_window on a device without the command is an error", False, "it succeeded")
             except MatterError as error:
                 check("open_commissioning_window on a device without the command is an error at once", True, str(error))
+
+        await schema14(client, node_id)
 
         await asyncio.wait_for(client.interview_node(node_id), 30)
         updated = await wait_for(events, lambda e: e[0] == EventType.NODE_UPDATED and getattr(e[1], "node_id", None) == node_id)

@@ -3,6 +3,7 @@ import MatterCertificates
 import MatterClusters
 import MatterHome
 import MatterInteraction
+import MatterMessaging
 import MatterServerAPI
 import MatterTLV
 import Synchronization
@@ -63,7 +64,14 @@ extension HubService {
                 """)
         }
         try await requireReadyNode(id)
-        let client = try await client(id)
+        let session: SessionHandle
+        let client: InteractionClient
+        do {
+            session = try await hub.session(for: id)
+            client = InteractionClient.over(try await hub.messaging(), session: session, timeout: .seconds(10))
+        } catch {
+            throw APIError(.nodeNotResolving, "cannot open a session with node \(id.rawValue): \(error.description)")
+        }
         let subscription: ClientSubscription
         do {
             subscription = try await client.subscribe(
@@ -77,7 +85,7 @@ extension HubService {
             throw APIError.device(error, "subscribing to node \(a.nodeID)")
         }
         let key = ClientSubscriptions.Key(node: id, subscriptionID: subscription.subscriptionID)
-        guard await runtime.addClientSubscription(id, subscription.subscriptionID) else {
+        guard await runtime.addClientSubscription(id, subscription.subscriptionID, on: session) else {
             throw APIError(.nodeNotReady, "subscribe: node \(a.nodeID) went away while subscribing; try again")
         }
         // KeepSubscriptions false: the device ended this hub's other subscriptions to the node.

@@ -64,8 +64,8 @@ public actor NodeRuntime {
         var lastHeard: Milliseconds?
         /// Requests waiting for a sleepy node to wake (by waiter id).
         var awakeWaiters: [UInt64: CheckedContinuation<Bool, Never>] = [:]
-        /// Subscriptions clients opened on the node's session (their reports go to them).
-        var clientSubscriptions: Set<UInt32> = []
+        /// Subscriptions clients opened, with the session each lives on (their reports go to them).
+        var clientSubscriptions: [UInt32: SessionHandle] = [:]
     }
 
     private let hub: Hub
@@ -170,22 +170,22 @@ public actor NodeRuntime {
     /// A subscription a client opened on the node's session: its reports are answered and
     /// passed on as ``NodeUpdate/subscriptionReport(_:subscriptionID:_:)``. False when the node
     /// is not kept live.
-    public func addClientSubscription(_ nodeID: NodeID, _ id: UInt32) -> Bool {
+    public func addClientSubscription(_ nodeID: NodeID, _ id: UInt32, on session: SessionHandle) -> Bool {
         guard nodes[nodeID] != nil else { return false }
-        nodes[nodeID]?.clientSubscriptions.insert(id)
+        nodes[nodeID]?.clientSubscriptions[id] = session
         nodes[nodeID]?.receiver.add(id)
         return true
     }
 
     /// Forgets a client subscription: its next report is refused, which ends it on the device.
     public func removeClientSubscription(_ nodeID: NodeID, _ id: UInt32) {
-        guard nodes[nodeID]?.clientSubscriptions.remove(id) != nil else { return }
+        guard nodes[nodeID]?.clientSubscriptions.removeValue(forKey: id) != nil else { return }
         nodes[nodeID]?.receiver.remove(id)
     }
 
     /// Ends the client subscriptions of a node whose session went (or that the hub replaced).
     private func endClientSubscriptions(_ nodeID: NodeID, except kept: UInt32? = nil) {
-        guard let ids = nodes[nodeID]?.clientSubscriptions.filter({ $0 != kept }), !ids.isEmpty else { return }
+        guard let ids = nodes[nodeID]?.clientSubscriptions.keys.filter({ $0 != kept }), !ids.isEmpty else { return }
         for id in ids { removeClientSubscription(nodeID, id) }
         continuation.yield(.subscriptionsEnded(nodeID, subscriptionIDs: ids.sorted()))
     }
@@ -470,7 +470,9 @@ public actor NodeRuntime {
 
     /// A node's report on an exchange it opened: every chunk answered, then applied.
     private func receiveReports(on exchange: Exchange, first: ReceivedMessage) async {
-        guard let nodeID = nodes.first(where: { $0.value.session == first.session })?.key else {
+        // The node's own session, or one a client subscription lives on.
+        guard let nodeID = nodes.first(where: { $0.value.session == first.session
+            || $0.value.clientSubscriptions.values.contains(first.session) })?.key else {
             // Not one of our subscriptions (or already torn down): the receiver refuses it.
             var stranger = SubscriptionReportReceiver(knownSubscriptions: [])
             let (reply, _) = stranger.receive(IMFrame(IMOpcode(rawValue: first.opcode), first.payload))
@@ -487,7 +489,7 @@ public actor NodeRuntime {
                 try? await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload,
                                          reliable: true)
             }
-            if let report, let id = report.subscriptionID, nodes[nodeID]?.clientSubscriptions.contains(id) == true {
+            if let report, let id = report.subscriptionID, nodes[nodeID]?.clientSubscriptions[id] != nil {
                 continuation.yield(.subscriptionReport(nodeID, subscriptionID: id, report))
                 break
             }
