@@ -171,8 +171,8 @@ async def onboarding_payload(client, code):
                              await asyncio.wait_for(client.send_command(APICommand.PARSE_ONBOARDING_PAYLOAD, code=code), 10))
     p = qr.payloads[0] if qr.payloads else None
     check("parse_onboarding_payload decodes the QR code into QrOnboardingPayloadResult",
-          qr.type == "qr" and len(qr.payloads) == 1 and p.setup_pin_code == 20202021 and p.vendor_id == 0xFFF1
-          and p.product_id == 0x8000 and p.version == 0 and p.discovery_capabilities == 4, repr(qr))
+          qr.type == "qr" and len(qr.payloads) == 1 and p.setup_pin_code == 20202021 and p.vendor_id is not None
+          and p.product_id is not None and p.version == 0 and p.discovery_capabilities == 4, repr(qr))
     manual = dataclass_from_dict(ManualOnboardingPayloadResult, await asyncio.wait_for(
         client.send_command(APICommand.PARSE_ONBOARDING_PAYLOAD, code="34970112332"), 10))
     check("parse_onboarding_payload decodes an 11-digit manual code (the SDK's 34970112332: discriminator 15)",
@@ -185,14 +185,16 @@ async def onboarding_payload(client, code):
         check("a code that does not decode is an error that says why", "parse_onboarding_payload" in str(error), str(error))
 
 
-async def schema14(client, node_id):
+async def schema14(client, node_id, ours):
     """Schema 14's interaction commands through matter-python-client's own methods (each refuses
     to send below schema 14), every answer parsed into its models: read with events and data
     versions, a data version filter, batched commands (the light takes one per invoke: a batch
     of two is refused before it is sent), wildcard and timed writes, the auto subscription off
     and a subscription of this connection with its listener, unsubscribe, the auto subscription
     back on; write_atomic_attribute of an attribute without the Atomic quality refused; a camera
-    command refused by name."""
+    command refused by name. `ours`: the device is our virtual light; another (CircuitMatter)
+    has no events, ignores data version filters, answers nothing for a cluster it lacks and
+    never answers a TimedRequest: there its answers are shown and the hub's bounded errors checked."""
     if not hasattr(client, "send_batched_device_commands") or client.server_info.schema_version < 14:
         print("schema 14: this client or server has no such commands", flush=True)
         return
@@ -201,16 +203,23 @@ async def schema14(client, node_id):
 
     report = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/6/*"], event_paths=[{"path": "0/40/*"}],
                                                 event_min=0), 10)
-    check("read gives an InteractionReport with values, events and data versions",
+    check("read gives an InteractionReport with values and data versions",
           isinstance(report, InteractionReport) and "1/6/0" in report.attributes and report.data_versions
-          and "1/6" in report.data_versions and any(e.cluster_id == 40 for e in report.events), repr(report)[:400])
+          and "1/6" in report.data_versions, repr(report)[:400])
+    if ours:
+        check("read brings the device's events (BasicInformation StartUp)", any(e.cluster_id == 40 for e in report.events),
+              repr(report.events))
     filtered = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/6/0"], data_version_filters=[
         {"path": "1/6", "data_version": report.data_versions["1/6"]}]), 10)
-    check("a data version filter at the cluster's version skips it", filtered.attributes == {}, repr(filtered))
     missing = await asyncio.wait_for(client.read(node_id, attribute_paths=["1/768/0"]), 10)
-    check("a cluster the light lacks comes back as a PathStatus", missing.attribute_status is not None
-          and missing.attribute_status.get("1/768/0") is not None and missing.attribute_status["1/768/0"].status == 0xC3,
-          repr(missing))
+    if ours:
+        check("a data version filter at the cluster's version skips it", filtered.attributes == {}, repr(filtered))
+        check("a cluster the light lacks comes back as a PathStatus", missing.attribute_status is not None
+              and missing.attribute_status.get("1/768/0") is not None and missing.attribute_status["1/768/0"].status == 0xC3,
+              repr(missing))
+    else:
+        print(f"this device: events {len(report.events)}, filtered read {filtered.attributes}, "
+              f"a cluster it lacks {missing.attributes} {missing.attribute_status}", flush=True)
 
     results = await asyncio.wait_for(client.send_batched_device_commands(node_id, [(1, Clusters.OnOff.Commands.On())]), 10)
     check("send_batched_device_commands gives a BatchedCommandResult per command",
@@ -222,8 +231,12 @@ async def schema14(client, node_id):
     except InvalidArguments as error:
         check("a batch beyond the light's MaxPathsPerInvoke is refused before it is sent", "MaxPathsPerInvoke" in str(error), str(error))
 
-    written = await asyncio.wait_for(client.write_attribute(node_id, "0/40/5", "Timed lamp", timed_request_timeout_ms=1000), 10)
-    check("a timed write_attribute succeeds", written and written[0]["Status"] == 0, repr(written))
+    try:
+        written = await asyncio.wait_for(client.write_attribute(node_id, "0/40/5", "Timed lamp", timed_request_timeout_ms=1000), 15)
+        check("a timed write_attribute succeeds", written and written[0]["Status"] == 0, repr(written))
+    except MatterError as error:
+        # CircuitMatter 0.4.1 never answers a TimedRequest: the hub's answer is bounded and says so.
+        check("a timed write the device does not answer is an error result within its bound", not ours, str(error))
     if "1/8/17" in client.get_node(node_id).node_data.attributes:
         everywhere = await asyncio.wait_for(client.write_attribute(node_id, "*/8/17", 80), 10)
         check("write_attribute with * as the endpoint writes each endpoint with the attribute",
@@ -386,7 +399,7 @@ async def main(url, code):
             except MatterError as error:
                 check("open_commissioning_window on a device without the command is an error at once", True, str(error))
 
-        await schema14(client, node_id)
+        await schema14(client, node_id, ours=diagnostics.get("0/40/1") == "MatterHub")
 
         await asyncio.wait_for(client.interview_node(node_id), 30)
         updated = await wait_for(events, lambda e: e[0] == EventType.NODE_UPDATED and getattr(e[1], "node_id", None) == node_id)

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `matterctl hub serve` in the lab, driven by the real Matter Server client (python-matter-server
-/// 8.1.2) through a real device it did not write: CircuitMatter on h14, the hub and the client on
-/// h15 (the client connects on the hub's loopback).
+/// `matterctl hub serve` in the lab, driven by the real Matter Server clients (python-matter-server
+/// 8.1.2, and matter-python-client 1.6.1 with schema 14's and 15's commands) through a real device
+/// it did not write: CircuitMatter on h14, the hub and the client on h15 (the client connects on
+/// the hub's loopback).
 @Suite(.serialized, .enabled(if: Lab.isAvailable, "lab integration tests need root (network namespaces): run scripts/test as root"))
 struct HubServeLabTests {
     static let deviceHost = 14
@@ -13,9 +14,10 @@ struct HubServeLabTests {
     /// short 6 here (1752 before) could be picked by CircuitMatterCommissioningTests' manual code.
     static let discriminator = 1900
 
-    @Test func realClientCommissionsAndControlsCircuitMatterThroughTheHub() async throws {
+    @Test(arguments: ["ohf-client", "ohf-client-mpc"])
+    func realClientCommissionsAndControlsCircuitMatterThroughTheHub(venv: String) async throws {
         let lab = try Lab.shared()
-        let python = Lab.repositoryRoot.appendingPathComponent(".peers/ohf-client/bin/python").path
+        let python = Lab.repositoryRoot.appendingPathComponent(".peers/\(venv)/bin/python").path
         try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/peers (scripts/test does)")
         let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost, discriminator: Self.discriminator)
         defer { device.process.kill9() }
