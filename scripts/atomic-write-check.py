@@ -23,6 +23,14 @@ from ohfcheck import check, listening_client, run
 PRESETS = "1/513/80"
 
 
+def builtin(entry):
+    """A preset as read (tag-keyed, the handle in base64) back as the SDK's PresetStruct."""
+    import base64
+    return Clusters.Thermostat.Structs.PresetStruct(
+        presetHandle=base64.b64decode(entry["0"]), presetScenario=entry["1"], name=entry.get("2"),
+        coolingSetpoint=entry.get("3"), heatingSetpoint=entry.get("4"), builtIn=entry.get("5"))
+
+
 def preset(scenario, name, heating):
     return Clusters.Thermostat.Structs.PresetStruct(presetHandle=None, presetScenario=scenario, name=name,
                                                     heatingSetpoint=heating, builtIn=False)
@@ -38,27 +46,29 @@ async def main(url, code):
             report = await asyncio.wait_for(client.read(node_id, attribute_paths=[PRESETS]), 10)
             return report.attributes.get(PRESETS), report.data_versions["1/513"]
 
-        _, version = await presets()
+        listed, version = await presets()
+        kept = [builtin(p) for p in listed or []]  # the built-in presets stay (the thermostat refuses their removal)
         written = await asyncio.wait_for(client.write_atomic_attribute(
-            node_id, PRESETS, [preset(3, "Sleep", 1800), preset(1, "Home", 2150)], version), 15)
-        check("write_atomic_attribute of two presets succeeds", written and written[0]["Status"] == 0, repr(written))
+            node_id, PRESETS, kept + [preset(3, "Sleep", 1800)], version), 15)
+        check("write_atomic_attribute of the presets with a new one succeeds", written and written[0]["Status"] == 0, repr(written))
         listed, _ = await presets()
         names = [p.get("2") for p in listed or []]
-        check("the presets read back, each with a handle the thermostat gave",
-              names == ["Sleep", "Home"] and all(p.get("0") for p in listed), repr(listed))
+        check("the presets read back, the new one with a handle the thermostat gave",
+              names == ["Home", "Away", "Sleep"] and all(p.get("0") for p in listed), repr(listed))
 
-        stale = await asyncio.wait_for(client.write_atomic_attribute(node_id, PRESETS, [preset(2, "Away", 1600)], version), 15)
+        vacation = kept + [preset(5, "Vacation", 1600)]
+        stale = await asyncio.wait_for(client.write_atomic_attribute(node_id, PRESETS, vacation, version), 15)
         check("a stale data version is refused with DATA_VERSION_MISMATCH", stale and stale[0]["Status"] == 146, repr(stale))
         forced = await asyncio.wait_for(client.write_atomic_attribute(
-            node_id, PRESETS, [preset(2, "Away", 1600)], version, ignore_data_version_mismatch=True), 15)
+            node_id, PRESETS, vacation, version, ignore_data_version_mismatch=True), 15)
         check("ignore_data_version_mismatch writes it again without the version", forced and forced[0]["Status"] == 0, repr(forced))
 
         refused = await asyncio.wait_for(client.write_atomic_attribute(
-            node_id, PRESETS, [preset(99, "Odd", 1600)], None, skip_data_version_check=True), 15)
+            node_id, PRESETS, kept + [preset(99, "Odd", 1600)], None, skip_data_version_check=True), 15)
         check("a preset the thermostat refuses is rolled back with CONSTRAINT_ERROR", refused and refused[0]["Status"] == 0x87,
               repr(refused))
         listed, _ = await presets()
-        check("the refused write changed nothing", [p.get("2") for p in listed or []] == ["Away"], repr(listed))
+        check("the refused write changed nothing", [p.get("2") for p in listed or []] == ["Home", "Away", "Vacation"], repr(listed))
         await asyncio.wait_for(client.remove_node(node_id), 30)
         await client.disconnect()
 

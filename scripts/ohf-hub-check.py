@@ -185,7 +185,7 @@ async def onboarding_payload(client, code):
         check("a code that does not decode is an error that says why", "parse_onboarding_payload" in str(error), str(error))
 
 
-async def schema14(client, node_id, ours):
+async def schema14(client, node_id, ours, auto_subscription):
     """Schema 14's interaction commands through matter-python-client's own methods (each refuses
     to send below schema 14), every answer parsed into its models: read with events and data
     versions, a data version filter, batched commands (the light takes one per invoke: a batch
@@ -194,7 +194,9 @@ async def schema14(client, node_id, ours):
     back on; write_atomic_attribute of an attribute without the Atomic quality refused; a camera
     command refused by name. `ours`: the device is our virtual light; another (CircuitMatter)
     has no events, ignores data version filters, answers nothing for a cluster it lacks and
-    never answers a TimedRequest: there its answers are shown and the hub's bounded errors checked."""
+    never answers a TimedRequest: there its answers are shown and the hub's bounded errors checked.
+    `auto_subscription`: the hub keeps its own subscriptions (the default), so the subscription
+    commands are refused saying how to run it instead."""
     if not hasattr(client, "send_batched_device_commands") or client.server_info.schema_version < 14:
         print("schema 14: this client or server has no such commands", flush=True)
         return
@@ -242,6 +244,30 @@ async def schema14(client, node_id, ours):
         check("write_attribute with * as the endpoint writes each endpoint with the attribute",
               [w["Path"]["EndpointId"] for w in everywhere] == [1] and everywhere[0]["Status"] == 0, repr(everywhere))
 
+    if hasattr(client, "write_atomic_attribute"):  # matter-python-client 1.6 (schema 15)
+        try:
+            await asyncio.wait_for(client.write_atomic_attribute(node_id, "0/40/5", "x", None, skip_data_version_check=True), 10)
+            check("write_atomic_attribute of NodeLabel is refused", False, "it was accepted")
+        except InvalidArguments as error:
+            check("write_atomic_attribute of an attribute without the Atomic quality is refused", "Atomic" in str(error), str(error))
+    await client_subscription(client, node_id, auto_subscription)
+    await camera(client, node_id)
+
+
+async def client_subscription(client, node_id, auto_subscription):
+    """subscribe, unsubscribe and the auto subscription switches: refused on a hub that keeps
+    its own subscription to every node; on one run with --no-auto-subscription, a subscription
+    of this connection whose report of an Off reaches its listener."""
+    from matter_server.common.errors import InvalidArguments
+    from matter_server.common.models import SubscribeResult
+    if auto_subscription:
+        try:
+            await asyncio.wait_for(client.disable_auto_subscription(node_id), 10)
+            check("disable_auto_subscription is refused while the hub subscribes to every node", False, "it was accepted")
+        except InvalidArguments as error:
+            check("disable_auto_subscription is refused while the hub subscribes to every node, saying how to run it",
+                  "--no-auto-subscription" in str(error), str(error))
+        return
     await asyncio.wait_for(client.disable_auto_subscription(node_id), 10)
     reports = asyncio.Queue()
     subscription = await asyncio.wait_for(client.subscribe(
@@ -256,12 +282,9 @@ async def schema14(client, node_id, ours):
     await asyncio.wait_for(client.enable_auto_subscription(node_id), 35)
     check("enable_auto_subscription returns with the node available", client.get_node(node_id).available)
 
-    if hasattr(client, "write_atomic_attribute"):  # matter-python-client 1.6 (schema 15)
-        try:
-            await asyncio.wait_for(client.write_atomic_attribute(node_id, "0/40/5", "x", None, skip_data_version_check=True), 10)
-            check("write_atomic_attribute of NodeLabel is refused", False, "it was accepted")
-        except InvalidArguments as error:
-            check("write_atomic_attribute of an attribute without the Atomic quality is refused", "Atomic" in str(error), str(error))
+
+async def camera(client, node_id):
+    from matter_server.common.errors import InvalidCommand
     try:
         await asyncio.wait_for(client.send_command("camera_get_capabilities", require_schema=14, node_id=node_id, endpoint_id=1), 10)
         check("camera_get_capabilities is refused", False, "it was accepted")
@@ -283,6 +306,17 @@ async def main(url, code):
         else:
             node_data = await asyncio.wait_for(client.commission_with_code(code, network_only=True), 60)
         node_id = node_data.node_id
+        # A hub run with --no-auto-subscription takes enable_auto_subscription (this flow needs
+        # its reports); one that subscribes to every node refuses it.
+        auto_subscription = True
+        if hasattr(client, "enable_auto_subscription") and client.server_info.schema_version >= 14:
+            try:
+                await asyncio.wait_for(client.enable_auto_subscription(node_id), 35)
+                auto_subscription = False
+                print("the hub runs without auto subscription: switched on for this node", flush=True)
+            except MatterError as error:
+                check("enable_auto_subscription on a hub that subscribes to every node says how to run it",
+                      "--no-auto-subscription" in str(error), str(error))
         # The client signals attribute_updated with the new value only (matched by node and path).
         on_off_updates = asyncio.Queue()
         client.subscribe_events(lambda event, value: on_off_updates.put_nowait(value), EventType.ATTRIBUTE_UPDATED,
@@ -399,7 +433,7 @@ async def main(url, code):
             except MatterError as error:
                 check("open_commissioning_window on a device without the command is an error at once", True, str(error))
 
-        await schema14(client, node_id, ours=diagnostics.get("0/40/1") == "MatterHub")
+        await schema14(client, node_id, ours=diagnostics.get("0/40/1") == "MatterHub", auto_subscription=auto_subscription)
 
         await asyncio.wait_for(client.interview_node(node_id), 30)
         updated = await wait_for(events, lambda e: e[0] == EventType.NODE_UPDATED and getattr(e[1], "node_id", None) == node_id)

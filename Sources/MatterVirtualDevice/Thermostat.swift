@@ -50,6 +50,7 @@ struct ThermostatState: Sendable {
     static let featureMap = Clusters.Thermostat.Feature([.heating, .cooling, .presets]).rawValue
     /// The most presets it keeps, and the longest an atomic write may stay open.
     static let maxPresets = 6
+    static let presetsPerScenario = 2
     static let maxAtomicTimeout: Milliseconds = 60_000
     /// PresetScenarioEnum: Occupied 1 ... UserDefined 254 (Matter 1.4 Thermostat 4.3.8.23).
     static let scenarios: Set<UInt8> = [1, 2, 3, 4, 5, 6, 254]
@@ -74,8 +75,10 @@ struct ThermostatState: Sendable {
         case A.controlSequenceOfOperation: return .unsigned(UInt8(4))  // cooling and heating
         case A.systemMode: return .unsigned(systemMode)
         case A.presetTypes:
+            // Each scenario: at most presetsPerScenario, with names (PresetTypeFeatures SupportsNames).
             return .array(Self.scenarios.sorted().map {
-                .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt8(2)), .unsigned(.context(2), UInt16(0))])
+                .structure([.unsigned(.context(0), $0), .unsigned(.context(1), UInt8(Self.presetsPerScenario)),
+                            .unsigned(.context(2), UInt16(0x02))])
             })
         case A.numberOfPresets: return .unsigned(UInt8(Self.maxPresets))
         case A.activePresetHandle: return activePresetHandle.map { .bytes($0) } ?? .null
@@ -95,7 +98,7 @@ struct ThermostatState: Sendable {
         case A.occupiedHeatingSetpoint: heatingSetpoint = try Self.setpoint(value)
         case A.systemMode:
             guard let v = try? value.unsigned(as: UInt8.self) else { throw .invalidDataType }
-            guard [0, 1, 3, 4].contains(v) else { throw .constraintError }
+            guard [0, 3, 4].contains(v) else { throw .constraintError }  // Off, Cool, Heat (no AutoMode)
             systemMode = v
         case A.presets:
             // Only inside an atomic write, by the client that opened it (Core 7.15.3).
@@ -156,7 +159,10 @@ struct ThermostatState: Sendable {
         switch type {
         case 0:  // BeginWrite
             if atomicWrite != nil && !holds { return response(.failure, [(A.presets.rawValue, .busy)], timeout: nil) }
-            let asked = (try? f[context: 2]?.unsigned(as: UInt16.self)).flatMap { $0 } ?? UInt16(Self.maxAtomicTimeout)
+            // BeginWrite names its Timeout (Core 7.15.4).
+            guard let asked = (try? f[context: 2]?.unsigned(as: UInt16.self)).flatMap({ $0 }) else {
+                return .status(StatusIB(.invalidCommand))
+            }
             let timeout = min(Milliseconds(asked), Self.maxAtomicTimeout)
             atomicWrite = AtomicWrite(fabricIndex: fabric, nodeID: context.peerNodeID, deadline: now + timeout, pending: nil)
             return response(.success, [(A.presets.rawValue, .success)], timeout: UInt16(timeout))
@@ -164,10 +170,13 @@ struct ThermostatState: Sendable {
             guard holds, let open = atomicWrite else { return .status(StatusIB(.invalidInState)) }
             atomicWrite = nil
             guard let pending = open.pending else { return response(.success, [(A.presets.rawValue, .success)], timeout: nil) }
-            switch Self.checked(pending) {
+            switch Self.checked(pending, replacing: presets) {
             case .success(let checked):
+                // The active preset cannot be removed (Thermostat 4.3.10.1).
+                if let active = activePresetHandle, !checked.contains(where: { $0.handle == active }) {
+                    return response(.failure, [(A.presets.rawValue, .invalidInState)], timeout: nil)
+                }
                 presets = checked
-                if let active = activePresetHandle, !checked.contains(where: { $0.handle == active }) { activePresetHandle = nil }
                 return response(.success, [(A.presets.rawValue, .success)], timeout: nil)
             case .failure(let status):
                 return response(.failure, [(A.presets.rawValue, status)], timeout: nil)
@@ -181,9 +190,12 @@ struct ThermostatState: Sendable {
         }
     }
 
-    /// A pending Presets list as presets, or the constraint it breaks: at most ``maxPresets``,
-    /// known scenarios, setpoints in range, a new preset (null handle) gets a fresh handle.
-    static func checked(_ items: [TLVElement]) -> Result<[Preset], IMStatus> {
+    /// A pending Presets list as presets, or the constraint it breaks (Thermostat 4.3.10.1): at
+    /// most ``maxPresets`` and ``presetsPerScenario`` of a scenario, known scenarios, setpoints in
+    /// range; a new preset (null handle) gets a fresh handle and is not built in; an existing one
+    /// (its handle) keeps its scenario and BuiltIn; a handle that names no preset is NOT_FOUND;
+    /// no built-in preset may go.
+    static func checked(_ items: [TLVElement], replacing current: [Preset]) -> Result<[Preset], IMStatus> {
         guard items.count <= maxPresets else { return .failure(.resourceExhausted) }
         var out: [Preset] = []
         var next: UInt8 = 0x10
@@ -204,10 +216,21 @@ struct ThermostatState: Sendable {
             let cooling = try? item[context: 3]?.signed(as: Int16.self)
             let heating = try? item[context: 4]?.signed(as: Int16.self)
             for s in [cooling, heating].compactMap({ $0 }) where !setpointRange.contains(s) { return .failure(.constraintError) }
-            var builtIn = false
+            var builtIn: Bool?
             if case .bool(let b)? = item[context: 5]?.value { builtIn = b }
+            if case .bytes? = item[context: 0]?.value {
+                guard let existing = current.first(where: { $0.handle == handle }) else { return .failure(.notFound) }
+                guard existing.scenario == scenario, builtIn == nil || builtIn == existing.builtIn else { return .failure(.constraintError) }
+                builtIn = existing.builtIn
+            } else if builtIn == true {
+                return .failure(.constraintError)
+            }
+            guard out.filter({ $0.scenario == scenario }).count < presetsPerScenario else { return .failure(.resourceExhausted) }
             out.append(Preset(handle: handle, scenario: scenario, name: name, coolingSetpoint: cooling, heatingSetpoint: heating,
-                              builtIn: builtIn))
+                              builtIn: builtIn ?? false))
+        }
+        for kept in current where kept.builtIn && !out.contains(where: { $0.handle == kept.handle }) {
+            return .failure(.constraintError)
         }
         return .success(out)
     }

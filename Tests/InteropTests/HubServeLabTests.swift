@@ -22,9 +22,10 @@ struct HubServeLabTests {
         let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost, discriminator: Self.discriminator)
         defer { device.process.kill9() }
         let state = "\(lab.directory)/hub-serve-\(UInt32.random(in: 0...UInt32.max))"
+        // matter-python-client's run: the hub without auto subscription (its client subscribes).
         let hub = try lab.spawn(on: Self.hubHost, [Lab.matterctl, "hub", "serve", "--state", state, "--port", "5580",
                                                    "--paa-store", try CircuitMatterCommissioningTests.paaStore(lab),
-                                                   "--allow-test-devices"])
+                                                   "--allow-test-devices"] + (venv == "ohf-client" ? [] : ["--no-auto-subscription"]))
         defer { hub.kill9() }
         let ready = await hub.waitForLine(timeout: 30) { $0.contains("hub: ready ws://127.0.0.1:5580/ws") }
         try #require(ready != nil, "the hub did not start: \(hub.text)")

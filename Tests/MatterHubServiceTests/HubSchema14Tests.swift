@@ -1,5 +1,6 @@
 import Foundation
 import MatterHubService
+import MatterTLV
 import MatterServerAPI
 import MatterVirtualDevice
 import Testing
@@ -165,17 +166,24 @@ import TestSupport
         }
     }
 
-    @Test func subscribeIsRefusedWhileTheHubSubscribes() async throws {
+    /// On a hub that keeps its own subscription to every node (the default, what Home
+    /// Assistant's values come from), the subscription commands are refused saying how to run
+    /// the hub instead: no second client can switch that subscription off.
+    @Test func subscriptionCommandsAreRefusedWhileTheHubSubscribes() async throws {
         try await withLight(discriminator: 1405) { hub, _, node in
             let arguments = SubscribeArguments(nodeID: node, minInterval: 0, maxInterval: 30,
                                                paths: InteractionPaths(attributes: [AttributePathPattern("1/6/0")!]))
-            do throws(APIError) {
-                _ = try await hub.service.handle(.subscribe(arguments), connection: 1)
-                Issue.record("subscribe was accepted while the hub holds its own subscription")
-            } catch {
-                #expect(error.code == .invalidArguments)
-                #expect(error.details.contains("disable_auto_subscription"), "\(error.details)")
+            for command in [ServerCommand.subscribe(arguments), .disableAutoSubscription(nodeID: node),
+                            .enableAutoSubscription(nodeID: node), .unsubscribe(nodeID: node, subscriptionID: 1)] {
+                do throws(APIError) {
+                    _ = try await hub.service.handle(command, connection: 1)
+                    Issue.record("\(command.name.rawValue) was accepted while the hub subscribes to every node")
+                } catch {
+                    #expect(error.code == .invalidArguments)
+                    #expect(error.details.contains("--no-auto-subscription"), "\(error.details)")
+                }
             }
+            #expect(await hub.service.runtime.autoSubscription(of: NodeID(node)))
         }
     }
 
@@ -188,44 +196,53 @@ import TestSupport
         try await withLight(discriminator: 1406, kind: .thermostat) { hub, _, node in
             let service = hub.service
             let presets = AttributePathPattern("1/513/80")!
-            func version() async throws -> UInt32 {
+            func current() async throws -> (list: [JSONValue], version: UInt32) {
                 let r = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
-                return UInt32(try #require(r["data_versions"]?["1/513"]?.uint64))
+                return (try #require(r["attributes"]?["1/513/80"]?.array), UInt32(try #require(r["data_versions"]?["1/513"]?.uint64)))
             }
             func preset(_ scenario: Int, _ name: String, heating: Int) -> JSONValue {
                 .object(["0": .null, "1": .integer(scenario), "2": .string(name), "4": .integer(heating), "5": .bool(false)])
             }
             func status(_ v: JSONValue) -> JSONValue? { v.array?.first?["Status"] }
+            func names() async throws -> [JSONValue?] { try await current().list.map { $0["2"] } }
             let path = AttributePath(endpoint: 1, cluster: 513, attribute: 80)
-            let start = try await version()
+            // The built-in presets (Home, Away) stay: the thermostat refuses a list without them.
+            let (builtIn, start) = try await current()
+            #expect(builtIn.count == 2 && builtIn.allSatisfy { $0["5"] == .bool(true) }, "\(builtIn)")
 
             let written = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
-                nodeID: node, path: path, value: .array([preset(3, "Sleep", heating: 1800), preset(1, "Home", heating: 2150)]),
-                dataVersion: start)))
+                nodeID: node, path: path, value: .array(builtIn + [preset(3, "Sleep", heating: 1800)]), dataVersion: start)))
             #expect(status(written) == .integer(0), "\(written)")
-            let after = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
-            let list = try #require(after["attributes"]?["1/513/80"]?.array)
-            #expect(list.map { $0["2"] } == [.string("Sleep"), .string("Home")], "\(list)")
-            #expect(list.allSatisfy { $0["0"]?.string?.isEmpty == false }, "the thermostat gave each new preset a handle: \(list)")
+            let list = try await current().list
+            #expect(list.map { $0["2"] } == [.string("Home"), .string("Away"), .string("Sleep")], "\(list)")
+            #expect(list.allSatisfy { $0["0"]?.string?.isEmpty == false }, "the thermostat gave the new preset a handle: \(list)")
+            // The cache holds what the device keeps (the handle it gave), not what was sent.
+            let cached = await service.nodes().first?.attributes[path]?.array?.last
+            #expect(cached?["0"] == list.last?["0"] && cached?["0"] != .null, "\(String(describing: cached))")
 
             // The version read before the write is stale now.
+            let vacation = JSONValue.array(builtIn + [preset(5, "Vacation", heating: 1600)])
             let stale = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
-                nodeID: node, path: path, value: .array([preset(2, "Away", heating: 1600)]), dataVersion: start)))
+                nodeID: node, path: path, value: vacation, dataVersion: start)))
             #expect(status(stale) == .integer(146), "DATA_VERSION_MISMATCH: \(stale)")
             let forced = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
-                nodeID: node, path: path, value: .array([preset(2, "Away", heating: 1600)]), dataVersion: start,
-                ignoreDataVersionMismatch: true)))
+                nodeID: node, path: path, value: vacation, dataVersion: start, ignoreDataVersionMismatch: true)))
             #expect(status(forced) == .integer(0), "\(forced)")
+            #expect(try await names() == [.string("Home"), .string("Away"), .string("Vacation")])
 
-            // Scenario 99 does not exist: CommitWrite fails with the constraint, nothing changes.
-            let refused = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
-                nodeID: node, path: path, value: .array([preset(99, "Odd", heating: 1600)]), dataVersion: nil, skipDataVersionCheck: true)))
-            #expect(status(refused) == .integer(0x87), "CONSTRAINT_ERROR: \(refused)")
-            let kept = try await service.handle(.read(nodeID: node, paths: InteractionPaths(attributes: [presets])))
-            #expect(kept["attributes"]?["1/513/80"]?.array?.map { $0["2"] } == [.string("Away")])
+            // What the thermostat refuses at CommitWrite comes back with its status, nothing changed:
+            // a scenario that does not exist, a built-in preset left out.
+            let odd = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array(builtIn + [preset(99, "Odd", heating: 1600)]), dataVersion: nil,
+                skipDataVersionCheck: true)))
+            #expect(status(odd) == .integer(0x87), "CONSTRAINT_ERROR: \(odd)")
+            let dropped = try await service.handle(.writeAtomicAttribute(AtomicWriteArguments(
+                nodeID: node, path: path, value: .array([builtIn[0]]), dataVersion: nil, skipDataVersionCheck: true)))
+            #expect(status(dropped) == .integer(0x87), "a built-in preset removed: \(dropped)")
+            #expect(try await names() == [.string("Home"), .string("Away"), .string("Vacation")])
 
             // Outside an atomic write the thermostat refuses the list (INVALID_IN_STATE).
-            let plain = try await service.handle(.writeAttribute(nodeID: node, path: presets, value: .array([preset(1, "Home", heating: 2000)])))
+            let plain = try await service.handle(.writeAttribute(nodeID: node, path: presets, value: vacation))
             #expect(status(plain) == .integer(0xCB), "\(plain)")
             // No Atomic quality: refused before the device is asked.
             await #expect(throws: APIError.self) {

@@ -34,7 +34,9 @@ extension HubService {
         let what = "write_atomic_attribute of \(a.path) on node \(a.nodeID)"
         let begin = try await atomicRequest(.beginWrite, path, timeoutMs: a.atomicTimeoutMs, client, what)
         guard begin.status == 0 else {
-            throw APIError(.sdkStackError, "\(what): the node refused BeginWrite with status \(IMStatus(begin.status)) (\(begin.status))")
+            // The attribute's own status says why (BUSY: another client holds an atomic write).
+            let status = begin.attributes[a.path.attribute].flatMap { $0 == 0 ? nil : $0 } ?? begin.status
+            throw APIError(.sdkStackError, "\(what): the node refused BeginWrite with status \(IMStatus(status)) (\(status))")
         }
         let timed = a.timedRequestTimeoutMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil }
         var status: UInt8
@@ -53,7 +55,9 @@ extension HubService {
         }
         let commit = try await atomicRequest(.commitWrite, path, timeoutMs: nil, client, what)
         let outcome = commit.attributes[a.path.attribute] ?? commit.status
-        if outcome == 0 { await runtime.merge([path: value], into: id) }
+        // What the device keeps is not what was sent (it gives new presets their handles): the
+        // cache takes the value read back.
+        if outcome == 0, let stored = try? await client.readAttribute(path) { await runtime.merge([path: stored], into: id) }
         return .array([Self.writeResult(path.ib, outcome)])
     }
 

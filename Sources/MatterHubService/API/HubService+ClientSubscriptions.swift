@@ -24,6 +24,9 @@ struct ClientSubscriptions: Sendable {
         var lastHeard: ContinuousClock.Instant
     }
     private(set) var entries: [Key: Entry] = [:]
+    /// `subscribe` calls under way per connection, and the connections that closed meanwhile.
+    private var inFlight: [UInt64: Int] = [:]
+    private var closedInFlight: Set<UInt64> = []
 
     /// Added to a subscription's max interval before it counts as dead (as the hub's own).
     static let lapseMargin: Duration = .seconds(5)
@@ -40,6 +43,25 @@ struct ClientSubscriptions: Sendable {
 
     mutating func remove(_ key: Key) -> Entry? { entries.removeValue(forKey: key) }
 
+    mutating func setMaxInterval(_ key: Key, _ seconds: UInt16) { entries[key]?.maxInterval = seconds }
+
+    mutating func begin(_ connection: UInt64) { inFlight[connection, default: 0] += 1 }
+
+    mutating func finish(_ connection: UInt64) {
+        guard let n = inFlight[connection] else { return }
+        if n > 1 { inFlight[connection] = n - 1 } else {
+            inFlight[connection] = nil
+            closedInFlight.remove(connection)
+        }
+    }
+
+    /// A connection closed: a `subscribe` it has under way must not leave a subscription behind.
+    mutating func closed(_ connection: UInt64) {
+        if inFlight[connection] != nil { closedInFlight.insert(connection) }
+    }
+
+    func isClosed(_ connection: UInt64) -> Bool { closedInFlight.contains(connection) }
+
     /// The subscriptions of a connection (they end with it).
     func owned(by connection: UInt64) -> [Key] { entries.filter { $0.value.connection == connection }.map(\.key) }
 
@@ -52,26 +74,34 @@ struct ClientSubscriptions: Sendable {
 }
 
 extension HubService {
-    /// `subscribe`: for the asking connection, on the node's session, only while the hub holds
-    /// no subscription of its own to the node (the device would end one for the other). Answers
-    /// the priming report (`read`'s shape) with the subscription ID.
+    /// `subscribe`: for the asking connection, on the node's session, only on a hub run with
+    /// `--no-auto-subscription` and while its own subscription to the node is off (the device
+    /// would end one for the other). Answers the priming report (`read`'s shape) with the
+    /// subscription ID. The subscription is known to the runtime and the registry as soon as
+    /// its priming report is in, before the device may send another.
     func subscribe(_ a: SubscribeArguments, connection: UInt64) async throws(APIError) -> JSONValue {
         let id = NodeID(a.nodeID)
+        try requireClientSubscriptionMode("subscribe")
         guard await !runtime.autoSubscription(of: id) else {
             throw APIError(.invalidArguments, """
-                subscribe: the hub keeps its own subscription to node \(a.nodeID) (auto subscription); \
-                run the hub with --no-auto-subscription, or send disable_auto_subscription for the node first
+                subscribe: the hub's own subscription to node \(a.nodeID) is on (enable_auto_subscription); \
+                send disable_auto_subscription for the node first
                 """)
         }
         try await requireReadyNode(id)
         let session: SessionHandle
-        let client: InteractionClient
+        var client: InteractionClient
         do {
             session = try await hub.session(for: id)
             client = InteractionClient.over(try await hub.messaging(), session: session, timeout: .seconds(10))
         } catch {
             throw APIError(.nodeNotResolving, "cannot open a session with node \(id.rawValue): \(error.description)")
         }
+        client.isFabricFiltered = a.paths.fabricFiltered
+        let runtime = self.runtime
+        clientSubscriptions.withLock { $0.begin(connection) }
+        defer { clientSubscriptions.withLock { $0.finish(connection) } }
+        let primedID = Mutex<UInt32?>(nil)
         let subscription: ClientSubscription
         do {
             subscription = try await client.subscribe(
@@ -80,24 +110,33 @@ extension HubService {
                 keepSubscriptions: a.keepSubscriptions,
                 dataVersionFilters: a.paths.dataVersionFilters.isEmpty ? nil : a.paths.dataVersionFilters.map {
                     DataVersionFilterIB(path: ClusterPathIB(endpoint: EndpointID($0.endpoint), cluster: ClusterID($0.cluster)), dataVersion: $0.dataVersion)
+                },
+                primed: { sid in
+                    primedID.withLock { $0 = sid }
+                    _ = await runtime.addClientSubscription(id, sid, on: session)
+                    self.clientSubscriptions.withLock { $0.add(ClientSubscriptions.Key(node: id, subscriptionID: sid), connection: connection,
+                                               maxInterval: a.maxInterval, now: .now) }
                 })
         } catch {
+            if let sid = primedID.withLock({ $0 }) { await dropClientSubscription(ClientSubscriptions.Key(node: id, subscriptionID: sid)) }
             throw APIError.device(error, "subscribing to node \(a.nodeID)")
         }
         let key = ClientSubscriptions.Key(node: id, subscriptionID: subscription.subscriptionID)
-        guard await runtime.addClientSubscription(id, subscription.subscriptionID, on: session) else {
-            throw APIError(.nodeNotReady, "subscribe: node \(a.nodeID) went away while subscribing; try again")
-        }
         // KeepSubscriptions false: the device ended this hub's other subscriptions to the node.
-        let ended = clientSubscriptions.withLock { s -> [(ClientSubscriptions.Key, UInt64)] in
-            let others = a.keepSubscriptions ? [] : s.of(id).compactMap { k in s.entries[k].map { (k, $0.connection) } }
+        let (ended, gone) = clientSubscriptions.withLock { s -> ([(ClientSubscriptions.Key, UInt64)], Bool) in
+            let others = a.keepSubscriptions ? [] : s.of(id).filter { $0 != key }.compactMap { k in s.entries[k].map { (k, $0.connection) } }
             for (k, _) in others { _ = s.remove(k) }
-            s.add(key, connection: connection, maxInterval: subscription.maxInterval, now: .now)
-            return others
+            s.setMaxInterval(key, subscription.maxInterval)
+            return (others, s.isClosed(connection))
         }
         for (k, owner) in ended {
             await runtime.removeClientSubscription(k.node, k.subscriptionID)
             publish(.subscriptionEnded(connection: owner, nodeID: k.node.rawValue, subscriptionID: k.subscriptionID))
+        }
+        guard await runtime.isClientSubscription(id, subscription.subscriptionID), !gone else {
+            // The node's session went, or the connection closed, while it was set up.
+            await dropClientSubscription(key)
+            throw APIError(.nodeNotReady, "subscribe: node \(a.nodeID)'s subscription ended while it was set up; subscribe again")
         }
         startClientSubscriptionWatch()
         var result = Self.interactionReport(subscription.primingReport, of: id)
@@ -105,9 +144,28 @@ extension HubService {
         return .object(result)
     }
 
+    /// Schema 14's subscription commands answer only on a hub run with `--no-auto-subscription`
+    /// (matter-python-client: "only available when the server runs with auto subscription
+    /// disabled"): elsewhere a second client could switch off the subscription Home Assistant's
+    /// values come from.
+    func requireClientSubscriptionMode(_ command: String) throws(APIError) {
+        guard runtime.autoSubscribes else { return }
+        throw APIError(.invalidArguments, """
+            \(command) is only available when the hub runs with auto subscription disabled \
+            ('matterctl hub serve --no-auto-subscription'); this hub keeps its own subscription to every node
+            """)
+    }
+
+    /// Forgets a client subscription here and in the runtime (no event: its owner is told otherwise).
+    private func dropClientSubscription(_ key: ClientSubscriptions.Key) async {
+        _ = clientSubscriptions.withLock { $0.remove(key) }
+        await runtime.removeClientSubscription(key.node, key.subscriptionID)
+    }
+
     /// `unsubscribe`: the connection's own subscription; the device's next report for it is
     /// refused, which ends it there.
     func unsubscribe(node: UInt64, subscriptionID: UInt32, connection: UInt64) async throws(APIError) -> JSONValue {
+        try requireClientSubscriptionMode("unsubscribe")
         let key = ClientSubscriptions.Key(node: NodeID(node), subscriptionID: subscriptionID)
         let removed = clientSubscriptions.withLock { s -> Bool in
             guard s.entries[key]?.connection == connection else { return false }
@@ -124,6 +182,7 @@ extension HubService {
     /// the node, until the hub restarts. Enabling returns once it is active and ends the
     /// subscriptions clients opened to the node.
     func setAutoSubscription(_ id: NodeID, on: Bool) async throws(APIError) -> JSONValue {
+        try requireClientSubscriptionMode(on ? "enable_auto_subscription" : "disable_auto_subscription")
         guard (try? hub.store.node(id)) != nil else { throw APIError(.nodeNotExists, "Node \(id.rawValue) does not exist") }
         await runtime.setAutoSubscription(id, on)
         if on, !(await runtime.waitUntilSubscribed(id, timeout: .seconds(30))) {
@@ -152,9 +211,11 @@ extension HubService {
         }
     }
 
-    /// A closed connection's subscriptions end with it (no event: nobody is there to hear it).
+    /// A closed connection's subscriptions end with it (no event: nobody is there to hear it);
+    /// one it is still setting up ends when that returns.
     func endClientSubscriptions(of connection: UInt64) async {
         let keys = clientSubscriptions.withLock { s -> [ClientSubscriptions.Key] in
+            s.closed(connection)
             let owned = s.owned(by: connection)
             for k in owned { _ = s.remove(k) }
             return owned

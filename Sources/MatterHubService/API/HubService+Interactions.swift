@@ -34,7 +34,9 @@ extension HubService {
         guard requests.count <= Int(limit) else {
             throw APIError(.invalidArguments, "batched_device_commands: node \(a.nodeID) takes at most \(limit) command\(limit == 1 ? "" : "s") in one invoke (its MaxPathsPerInvoke); send \(requests.count) as smaller batches")
         }
-        let timed = a.timedRequestTimeoutMs.map { UInt16(clamping: $0) } ?? (models.contains(where: \.requiresTimedInvoke) ? 1000 : nil)
+        // 0 is "not timed", as the SDK reads it.
+        let timed = a.timedRequestTimeoutMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil }
+            ?? (models.contains(where: \.requiresTimedInvoke) ? 1000 : nil)
         let client = try await client(id, timeout: a.interactionTimeoutMs.map { .milliseconds(Int64($0)) } ?? .seconds(10))
         let results: [InvokeResult]
         do { results = try await client.invoke(requests, timedTimeout: timed) } catch {
@@ -147,7 +149,7 @@ extension HubService {
         }
         let client = try await client(id)
         let statuses: [AttributeStatusIB]
-        do { statuses = try await client.write(writes, timedTimeout: timedMs.map { UInt16(clamping: $0) }) } catch {
+        do { statuses = try await client.write(writes, timedTimeout: timedMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil }) } catch {
             throw APIError.device(error, "writing \(pattern) on node \(id.rawValue)")
         }
         var written: [ConcreteAttributePath: TLVElement] = [:]

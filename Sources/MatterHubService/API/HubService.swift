@@ -115,8 +115,10 @@ public final class HubService: HubBackend, Sendable {
     /// under way when remove_node came (the node going unavailable as its session closes) would
     /// otherwise follow node_removed, and Home Assistant's client re-adds the node as a ghost.
     func publish(_ event: ServerEvent) {
-        if case .nodeRemoved = event {} else if let node = event.nodeID, state.withLock({ $0.removed.contains(NodeID(node)) }) {
-            return
+        switch event {
+        case .nodeRemoved, .subscriptionEnded: break  // a subscriber hears its subscription end with the node
+        default:
+            if let node = event.nodeID, state.withLock({ $0.removed.contains(NodeID(node)) }) { return }
         }
         sink(event)
         switch event {

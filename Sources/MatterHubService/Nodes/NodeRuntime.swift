@@ -177,6 +177,9 @@ public actor NodeRuntime {
         return true
     }
 
+    /// Whether a client subscription is still known (not ended with the node's session).
+    public func isClientSubscription(_ nodeID: NodeID, _ id: UInt32) -> Bool { nodes[nodeID]?.clientSubscriptions[id] != nil }
+
     /// Forgets a client subscription: its next report is refused, which ends it on the device.
     public func removeClientSubscription(_ nodeID: NodeID, _ id: UInt32) {
         guard nodes[nodeID]?.clientSubscriptions.removeValue(forKey: id) != nil else { return }
@@ -260,8 +263,8 @@ public actor NodeRuntime {
         let due: Milliseconds
         switch node.lifecycle.state {
         case .asleep(_, let deadline): due = deadline
-        case .live(_, _, let deadline): due = deadline - node.lifecycle.lapseMargin
-        default: due = (node.lastHeard ?? now) + icd.idle
+        case .live(_, _, let deadline) where deadline != .max: due = deadline - node.lifecycle.lapseMargin
+        default: due = (node.lastHeard ?? now) + icd.idle  // also live without a subscription
         }
         return Date().addingTimeInterval(Double(Int64(due) - Int64(now)) / 1000)
     }
@@ -481,10 +484,16 @@ public actor NodeRuntime {
             return
         }
         var message = first
+        // One assembler per exchange: chunked reports of two subscriptions (the hub's and a
+        // client's, or two clients') interleave across exchanges; the node's receiver only says
+        // which subscriptions are known.
+        guard var receiver = nodes[nodeID].map({ SubscriptionReportReceiver(knownSubscriptions: $0.receiver.knownSubscriptions) }) else {
+            await exchange.close()
+            return
+        }
         while true {
-            guard var receiver = nodes[nodeID]?.receiver else { break }
+            guard nodes[nodeID] != nil else { break }
             let (reply, report) = receiver.receive(IMFrame(IMOpcode(rawValue: message.opcode), message.payload))
-            nodes[nodeID]?.receiver = receiver
             if let reply {
                 try? await exchange.send(.interactionModel, opcode: reply.opcode.rawValue, payload: reply.payload,
                                          reliable: true)

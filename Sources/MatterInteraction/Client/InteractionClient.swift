@@ -147,10 +147,14 @@ public struct InteractionClient: Sendable {
     /// ReportData chunks (each answered with StatusResponse), then SubscribeResponse. Later
     /// reports arrive on exchanges the server opens; feed them to a `ReportAssembler`. With
     /// `eventMin`, only events numbered at least that are reported (those seen before are not).
+    /// `primed` hears the subscription ID once the priming report is in, before it is
+    /// acknowledged: the server sends no later report before that, so a receiver registered
+    /// there misses none.
     public func subscribe(paths: [AttributePathIB], events: [EventPathIB]? = nil, eventMin: UInt64? = nil,
                           minIntervalFloor: UInt16, maxIntervalCeiling: UInt16,
                           keepSubscriptions: Bool = false,
-                          dataVersionFilters: [DataVersionFilterIB]? = nil) async throws(InteractionError) -> ClientSubscription {
+                          dataVersionFilters: [DataVersionFilterIB]? = nil,
+                          primed: (@Sendable (UInt32) async -> Void)? = nil) async throws(InteractionError) -> ClientSubscription {
         let request = SubscribeRequestMessage(keepSubscriptions: keepSubscriptions, minIntervalFloor: minIntervalFloor,
                                               maxIntervalCeiling: maxIntervalCeiling, attributeRequests: paths.isEmpty ? nil : paths,
                                               eventRequests: events, eventFilters: eventMin.map { [EventFilterIB(eventMin: $0)] },
@@ -161,6 +165,7 @@ public struct InteractionClient: Sendable {
         guard let reply, let id = report.subscriptionID else {
             throw InteractionError.invalidValue(what: "priming report", reason: "missing subscription ID or SuppressResponse set")
         }
+        await primed?(id)
         let frame = try await exchange.request(.statusResponse, reply.payload)
         try throwIfStatusResponse(frame)
         guard frame.opcode == .subscribeResponse else {

@@ -184,6 +184,15 @@ extension ServerCommand {
         return ms
     }
 
+    /// `timed_request_timeout_ms`: a TimedRequest carries 16 bits of milliseconds.
+    static func timedTimeout(_ a: ObjectReader) throws(APIError) -> UInt32? {
+        let ms: UInt32? = try a.optional("timed_request_timeout_ms")
+        if let ms, ms > UInt32(UInt16.max) {
+            throw .invalidArguments("\(a.context): timed_request_timeout_ms may be at most 65535 (a TimedRequest's limit), not \(ms)")
+        }
+        return ms
+    }
+
     /// A command's `payload`: an object, or absent/null for none.
     static func payload(_ value: JSONValue?, _ context: String) throws(APIError) -> JSONObject {
         switch value {
@@ -223,7 +232,7 @@ extension ServerCommand {
                                            payload: try payload(c.raw("payload"), c.context)))
         }
         return BatchedCommandsArguments(nodeID: try a.required("node_id"), commands: commands,
-                                        timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"),
+                                        timedRequestTimeoutMs: try timedTimeout(a),
                                         interactionTimeoutMs: try interactionTimeout(a))
     }
 
@@ -249,7 +258,7 @@ extension ServerCommand {
         guard skip || version != nil else {
             throw .invalidArguments("write_atomic_attribute: give data_version (from read's data_versions) or skip_data_version_check")
         }
-        let timed: UInt32? = try a.optional("timed_request_timeout_ms")
+        let timed = try timedTimeout(a)
         if let timed, timed > 0, !skip {
             throw .invalidArguments("write_atomic_attribute: a timed write needs skip_data_version_check")
         }

@@ -261,7 +261,7 @@ public enum ServerCommand: Hashable, Sendable {
                 nodeID: try a.required("node_id"), endpointID: try a.required("endpoint_id"),
                 clusterID: try a.required("cluster_id"), commandName: try a.required("command_name"), payload: payload,
                 responseType: a.raw("response_type") ?? .null,
-                timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"),
+                timedRequestTimeoutMs: try timedTimeout(a),
                 interactionTimeoutMs: interactionTimeout))
         case .readAttribute:
             let texts: [String]
@@ -290,7 +290,7 @@ public enum ServerCommand: Hashable, Sendable {
             }
             guard let value = a.raw("value") else { throw .invalidArguments("write_attribute: argument 'value' is missing") }
             return .writeAttribute(nodeID: try a.required("node_id"), path: path, value: value,
-                                   timedRequestTimeoutMs: try a.optional("timed_request_timeout_ms"))
+                                   timedRequestTimeoutMs: try timedTimeout(a))
         case .batchedDeviceCommands: return .batchedDeviceCommands(try batched(a))
         case .read: return .read(nodeID: try a.required("node_id"), paths: try InteractionPaths.read(a, urgency: false))
         case .subscribe: return .subscribe(try subscribe(a))
