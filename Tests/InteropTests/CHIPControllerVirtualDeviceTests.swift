@@ -207,10 +207,10 @@ struct CHIPControllerVirtualDeviceTests {
         (device, _, _) = try await Self.startDevice(lab, ["--discriminator", "3333"], state: state)
         defer { device.kill9() }
         // A restarted commissioned device does not advertise as commissionable.
-        let (_, browse) = try await lab.run(on: Self.controllerHost, ["avahi-browse", "-tpr", "_matterc._udp"], timeout: 20)
+        let (operational, browsed) = try await lab.browseUntilResolved(on: Self.controllerHost, "_matter._tcp", timeout: 30) { _ in true }
+        #expect(operational != nil, "no operational advert after restart: \(browsed)")
+        let browse = try await lab.browse(on: Self.controllerHost, "_matterc._udp", for: 5)
         #expect(Self.liveInstances(browse, discriminator: 3333).isEmpty, "commissionable advert after restart: \(browse)")
-        let (_, operational) = try await lab.run(on: Self.controllerHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
-        #expect(operational.contains("_matter._tcp"), "no operational advert after restart: \(operational)")
         // The same controller (its stored fabric) reaches the restarted device over CASE.
         let (again, againLines, output) = try await Self.controller(lab, ["--reuse"], work: work)
         #expect(again == 0, "\(againLines)\n\(output.suffix(2000))")

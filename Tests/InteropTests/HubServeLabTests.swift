@@ -42,17 +42,11 @@ struct HubServeLabTests {
             line.range(of: marker).flatMap { line[$0.upperBound...].split(separator: " ").first.map(String.init) }
         }
         if let line = advertised, let name = word(after: "hub: node ", in: line), let port = word(after: "UDP port ", in: line) {
-            // Another host's avahi: bounded retries (the daemon probes the name before it announces it).
-            var browse = "", resolved = false
-            for _ in 0..<8 where !resolved {
-                (_, browse) = try await lab.run(on: Self.deviceHost, ["avahi-browse", "-tpr", "_matter._tcp"], timeout: 20)
-                resolved = browse.split(separator: "\n").contains { line in
-                    let f = line.split(separator: ";", omittingEmptySubsequences: false)
-                    return f.count > 8 && f[0] == "=" && f[3] == name && f[8] == port
-                }
-                if !resolved { try await Task.sleep(for: .seconds(1)) }
+            // Another host's avahi (the daemon probes the name before it announces it).
+            let (found, browse) = try await lab.browseUntilResolved(on: Self.deviceHost, "_matter._tcp", timeout: 60) {
+                $0.count > 8 && $0[3] == name && $0[8] == port
             }
-            #expect(resolved, "the hub's node \(name) on port \(port) is not in another host's browse: \(browse)\nhub: \(hub.text)")
+            #expect(found != nil, "the hub's node \(name) on port \(port) is not in another host's browse: \(browse)\nhub: \(hub.text)")
         } else {
             Issue.record("the hub did not say it advertised its node: \(hub.text)")
         }

@@ -138,6 +138,30 @@ public final class Lab: Sendable {
         return (status, p.text)
     }
 
+    /// Browses `service` from `host`'s avahi until a resolved (`=`) line satisfies `predicate`,
+    /// streaming (no `-t`): a snapshot browse waits for every resolver, and one stale instance a
+    /// killed peer left in the cache can hold it past any timeout. The fields are avahi-browse's
+    /// `-p` fields; nil after `timeout`, with everything the browse printed.
+    public func browseUntilResolved(on host: Int, _ service: String, timeout: Double,
+                                    where predicate: ([Substring]) -> Bool) async throws -> (found: [Substring]?, output: String) {
+        let browse = try spawn(on: host, ["avahi-browse", "-pr", service])
+        defer { browse.kill9() }
+        let line = await browse.waitForLine(timeout: timeout) { line in
+            let fields = line.split(separator: ";", omittingEmptySubsequences: false)
+            return fields.first == "=" && predicate(fields)
+        }
+        return (line.map { $0.split(separator: ";", omittingEmptySubsequences: false) }, browse.text)
+    }
+
+    /// What `host`'s avahi browse of `service` (resolving) printed within `seconds`: the view for
+    /// a check that something is absent, without waiting on a stale instance's resolver.
+    public func browse(on host: Int, _ service: String, for seconds: Double) async throws -> String {
+        let browse = try spawn(on: host, ["avahi-browse", "-pr", service])
+        defer { browse.kill9() }
+        try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+        return browse.text
+    }
+
     /// `scripts/lab avahi <name> h<host> stop|start|restart`.
     public func avahi(on host: Int, _ action: String) async throws {
         let p = try ChildProcess([Lab.script, "avahi", name, "h\(host)", action])
