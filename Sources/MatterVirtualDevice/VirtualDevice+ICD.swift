@@ -41,6 +41,9 @@ extension VirtualDevice {
         gate.setSleeps(await core.icdOperatesAsLIT)
         wakeReportPumpForICD()
         var unsubscribed: [ICDManagementState.Registration] = []
+        for r in await core.icdRegistrations {
+            if let address = await sessionAddress(ofNode: r.checkInNodeID) { checkInClientAddresses[r.checkInNodeID] = address }
+        }
         for r in await core.icdRegistrations where await !server.hasActiveSubscription(from: r.checkInNodeID, fabricIndex: r.fabricIndex) {
             unsubscribed.append(r)
         }
@@ -71,7 +74,7 @@ extension VirtualDevice {
 
     /// Where a node of one of the device's fabrics answers: its `_matter._tcp` advert (a device
     /// that advertises uses avahi; in-process test devices do not), else the address of its last
-    /// CASE session with the device.
+    /// CASE session with the device (open now, or seen at a wake).
     func operationalAddress(ofNode nodeID: UInt64, fabricIndex: UInt8) async -> PeerAddress? {
         let fabric = await core.state.fabrics.first { $0.index == fabricIndex }
         if advertises, let cfid = fabric?.compressedFabricID {
@@ -88,6 +91,10 @@ extension VirtualDevice {
             }
             if let resolved = resolved ?? nil { return resolved }
         }
-        return await manager.secureSessions().last { $0.peerNodeID == nodeID && $0.peer != .pase }?.peerAddress
+        return await sessionAddress(ofNode: nodeID) ?? checkInClientAddresses[nodeID]
+    }
+
+    private func sessionAddress(ofNode nodeID: UInt64) async -> PeerAddress? {
+        await manager.secureSessions().last { $0.peerNodeID == nodeID && $0.peer != .pase }?.peerAddress
     }
 }

@@ -40,6 +40,9 @@ public actor VirtualDevice {
     nonisolated let sleepGate: SleepGate?
     nonisolated let icdConfiguration: ICDConfiguration?
     var icdSchedule: Task<Void, Never>?
+    /// Where each check-in client's last CASE session came from, kept after the session is
+    /// closed (a client that lost its subscription often closes it before the next wake).
+    var checkInClientAddresses: [UInt64: PeerAddress] = [:]
     nonisolated let checkInCount = Counter()
     nonisolated let otaQueryInterval: UInt32?
     var otaQueries: Task<Void, Never>?

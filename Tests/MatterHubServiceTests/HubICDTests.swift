@@ -125,7 +125,9 @@ import TestSupport
 
         await lab.device.shutdown()
         let stopped = clock.now
-        #expect(await eventually(60) { await !service.runtime.isAvailable(node) })
+        let wentUnavailable = await eventually(60) { await !service.runtime.isAvailable(node) }
+        let connection = await service.runtime.connection(of: node)
+        #expect(wentUnavailable, "still available, \(connection):\n\(lab.log.all.withLock { $0 }.suffix(20).joined(separator: "\n"))")
         print("unavailable \((clock.now - stopped).milliseconds) ms after the device stopped (3 wakes of 3 s, 5 s margin each)")
         #expect(clock.now - stopped > .seconds(15), "unavailable before three wakes passed")
         // The history is written with the next batch of cached values (within a second).

@@ -124,6 +124,16 @@ public struct NodeLifecycle: Sendable, Equatable {
 
     public init() {}
 
+    /// What the state waits for (a lapse, a retry, the next wake); nil when nothing.
+    public var deadline: Milliseconds? {
+        switch state {
+        case .live(_, _, let due) where due != .max: due
+        case .waiting(let until, _): until
+        case .asleep(_, let due): due
+        default: nil
+        }
+    }
+
     public mutating func handle(_ event: Event, now: Milliseconds) -> [Action] {
         switch (state, event) {
         case (_, .stop):

@@ -69,9 +69,10 @@ public actor NodeRuntime {
     }
 
     private let hub: Hub
-    private let clock = ContinuousClock()
-    private let epoch: ContinuousClock.Instant
     /// Ticks are reset by every report: a clock timer each (no task, no wake-up to arm or cancel).
+    /// The lifecycles' `now` is read from the same clock: a timer fires when its clock reaches
+    /// the deadline, and a second clock, truncated to other milliseconds, saw some ticks 1 ms
+    /// early, which the lifecycle ignores (a lapse or a wake that then never came).
     private let timers = SystemClock()
     private var wakeIDs: UInt64 = 0
     private var nodes: [NodeID: Node] = [:]
@@ -106,7 +107,6 @@ public actor NodeRuntime {
         self.autoSubscribes = autoSubscribes
         self.configure = configure
         setupSlots = max(1, concurrentSetups)
-        epoch = clock.now
         (updates, continuation) = AsyncStream.makeStream(of: NodeUpdate.self, bufferingPolicy: .unbounded)
     }
 
@@ -236,6 +236,25 @@ public actor NodeRuntime {
     /// moved; reconnect now, at its announced address.
     public func deviceRestarted(_ nodeID: NodeID) { handle(nodeID, .deviceRestarted) }
 
+    /// The node's advert names other addresses now. When its session's address is not among
+    /// them (its host got a new ULA, its Thread prefix changed) it moved: the session is torn
+    /// down and the node reconnected at once at what it announces (true), instead of when its
+    /// subscription lapses. A node waiting to retry tries now; one that only gained an address
+    /// keeps its session.
+    public func deviceAddressesChanged(_ nodeID: NodeID, to announced: [PeerAddress]) async -> Bool {
+        guard let node = nodes[nodeID] else { return false }
+        guard let session = node.session, case .live = node.lifecycle.state else {
+            handle(nodeID, .deviceAnnounced)
+            return false
+        }
+        let manager = try? await hub.messaging()
+        guard let current = await manager?.secureSession(session)?.peerAddress,
+              nodes[nodeID]?.session == session,
+              !announced.contains(where: { $0.ip == current.ip }) else { return false }
+        handle(nodeID, .deviceRestarted)
+        return true
+    }
+
     // MARK: - Sleepy nodes (ICD)
 
     /// The hub registered with (`schedule`) or unregistered from (nil) the node's ICD
@@ -306,7 +325,7 @@ public actor NodeRuntime {
 
     // MARK: - Driving the lifecycle
 
-    private var now: Milliseconds { Milliseconds(max(0, (clock.now - epoch).milliseconds)) }
+    private var now: Milliseconds { timers.now() }
 
     private func handle(_ nodeID: NodeID, _ event: NodeLifecycle.Event) {
         var heardFrom = false
@@ -403,10 +422,9 @@ public actor NodeRuntime {
             }
         case .wake(let at):
             nodes[nodeID]?.wake?.timer.cancel()
-            let delay = at > now ? at - now : 0
             wakeIDs += 1
             let id = wakeIDs
-            let timer = timers.schedule(at: timers.now() + delay) { [weak self] in
+            let timer = timers.schedule(at: at) { [weak self] in
                 Task { await self?.wakeFired(nodeID, id) }
             }
             nodes[nodeID]?.wake = (id, timer)
@@ -451,6 +469,10 @@ public actor NodeRuntime {
         guard nodes[nodeID]?.wake?.id == id else { return }
         nodes[nodeID]?.wake = nil
         handle(nodeID, .tick)
+        // A tick the lifecycle found early must not leave its deadline without a timer.
+        if nodes[nodeID]?.wake == nil, let due = nodes[nodeID]?.lifecycle.deadline, due > now {
+            perform(.wake(at: due), for: nodeID)
+        }
     }
 
     private func sessionEstablished(_ nodeID: NodeID, _ session: SessionHandle) {

@@ -1,15 +1,17 @@
 import MatterCertificates
 import MatterDiscovery
 import MatterHome
+import MatterMessaging
 import MatterTLV
 
 /// Watches the hub's fabric on `_matter._tcp` and tells the node runtime when a node announces
-/// itself: a node seen for the first time (it may be waiting to retry: try now), and a node whose
+/// itself: a node seen for the first time (it may be waiting to retry: try now), a node whose
 /// advert went away and came back, or came back on another port (it restarted or moved: its
-/// subscription is gone, reconnect at its new address).
+/// subscription is gone, reconnect at its new address), and a node that announces other
+/// addresses (a new ULA, a Thread prefix that changed: the runtime checks its session's).
 actor OperationalAdvertWatch {
     private enum Seen: Equatable {
-        case present(port: UInt16)
+        case present(port: UInt16, addresses: Set<String>)
         case gone
     }
 
@@ -72,15 +74,21 @@ actor OperationalAdvertWatch {
         case .removed:
             seen[node] = .gone
         case .found, .updated:
-            seen[node] = .present(port: port)
+            let addresses = event.node.service.addresses
+            seen[node] = .present(port: port, addresses: Set(addresses.map(\.ip)))
             switch before {
             case nil: await runtime.deviceAnnounced(node)
             case .gone:
                 log("hub: node \(id) announced itself again: reconnecting")
                 await runtime.deviceRestarted(node)
-            case .present(let old) where old != port:
+            case .present(let old, _) where old != port:
                 log("hub: node \(id) moved to port \(port): reconnecting")
                 await runtime.deviceRestarted(node)
+            case .present(_, let old) where !addresses.isEmpty && old != Set(addresses.map(\.ip)):
+                let announced = addresses.compactMap { PeerAddress($0.ip, port: port, interfaceIndex: UInt32(max(0, $0.interfaceIndex))) }
+                if await runtime.deviceAddressesChanged(node, to: announced) {
+                    log("hub: node \(id) moved to \(addresses.map(\.ip).joined(separator: ", ")): reconnecting")
+                }
             case .present: break
             }
         }
