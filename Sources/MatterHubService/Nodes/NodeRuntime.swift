@@ -236,21 +236,18 @@ public actor NodeRuntime {
     /// moved; reconnect now, at its announced address.
     public func deviceRestarted(_ nodeID: NodeID) { handle(nodeID, .deviceRestarted) }
 
-    /// The node's advert names other addresses now. When its session's address is not among
-    /// them (its host got a new ULA, its Thread prefix changed) it moved: the session is torn
-    /// down and the node reconnected at once at what it announces (true), instead of when its
-    /// subscription lapses. A node waiting to retry tries now; one that only gained an address
-    /// keeps its session.
-    public func deviceAddressesChanged(_ nodeID: NodeID, to announced: [PeerAddress]) async -> Bool {
-        guard let node = nodes[nodeID] else { return false }
-        guard let session = node.session, case .live = node.lifecycle.state else {
-            handle(nodeID, .deviceAnnounced)
-            return false
-        }
+    /// The node announces itself at `announced`. When its live session goes elsewhere (its
+    /// host got a new ULA, its Thread prefix changed, it restarted on another port before the
+    /// hub saw its first advert) it moved: the session is torn down and the node reconnected
+    /// at once (true), instead of when its subscription lapses. A node that only gained an
+    /// address, or whose advert has no address of its session's family yet, keeps its session.
+    public func deviceMoved(_ nodeID: NodeID, announcing announced: [PeerAddress]) async -> Bool {
+        guard let session = nodes[nodeID]?.session, case .live = nodes[nodeID]?.lifecycle.state else { return false }
         let manager = try? await hub.messaging()
         guard let current = await manager?.secureSession(session)?.peerAddress,
               nodes[nodeID]?.session == session,
-              !announced.contains(where: { $0.ip == current.ip }) else { return false }
+              announced.contains(where: { $0.isIPv6 == current.isIPv6 }),
+              !announced.contains(where: { $0.ip == current.ip && $0.port == current.port }) else { return false }
         handle(nodeID, .deviceRestarted)
         return true
     }
