@@ -34,6 +34,7 @@ public final class ExchangeManager: Sendable {
         var handlers: [ProtocolID: UnsolicitedHandler] = [:]
         /// Told when a peer ends a session with CloseSession.
         var closedByPeer: (@Sendable (SessionHandle) -> Void)?
+        var unresponsive: (@Sendable (SessionHandle) -> Void)?
         var globalCounter = MessageCounter(wraps: true)
         var nextExchangeID = UInt16.random(in: 0...UInt16.max)
         var receiveTask: Task<Void, Never>?
@@ -138,6 +139,14 @@ public final class ExchangeManager: Sendable {
     /// subscription lapses.
     public func setSessionClosedHandler(_ closed: @escaping @Sendable (SessionHandle) -> Void) {
         core.withLock { $0.closedByPeer = closed }
+    }
+
+    /// `unresponsive` is told (on the timer's task: it must not block) each time MRP gives up on
+    /// a message of a secure session: the peer acknowledged none of its transmissions. A device
+    /// that restarted without saying so has forgotten the session (the SDK marks such a session
+    /// defunct); its controller reconnects now instead of when its subscription lapses.
+    public func setSessionUnresponsiveHandler(_ unresponsive: @escaping @Sendable (SessionHandle) -> Void) {
+        core.withLock { $0.unresponsive = unresponsive }
     }
 
     /// Registers the handler for exchanges that peers start with `protocolID`.
@@ -535,6 +544,7 @@ public final class ExchangeManager: Sendable {
                         c.exchanges.filter { $0.key.session == handle && $0.key.id == exchangeID }.map(\.value)
                     }
                     for e in ended { e.mailbox.fail(MessagingError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions)) }
+                    if case .secure = handle { core.withLock { $0.unresponsive }?(handle) }
                 }
             }
         }

@@ -378,6 +378,14 @@ public actor VirtualDevice {
     }
 
     /// Withdraws the adverts and closes the socket.
+    /// Drops every secure session without a word, as a device that restarts without sending
+    /// CloseSession does: its controllers' next messages go unacknowledged.
+    public func forgetSessions() async {
+        for session in await manager.secureSessions() {
+            await manager.removeSession(.secure(localSessionID: session.localSessionID))
+        }
+    }
+
     public func shutdown() async {
         await core.flushUnsaved()
         reportPump?.cancel()

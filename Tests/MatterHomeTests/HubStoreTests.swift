@@ -6,6 +6,32 @@ import MatterTLV
 
 /// Round trips of structures, rooms, nodes and sessions; names and constraints; schema version.
 @Suite struct HubStoreTests {
+    /// Which addresses the hub keeps after reaching a node: the reached one first, the others
+    /// that did not fail and were reached within 30 days; an unchanged list is written again
+    /// only once a day (each write is synced to disk).
+    @Test func rememberedAddresses() {
+        let now = Date(timeIntervalSince1970: 1_780_000_000)
+        func at(_ host: String, _ port: UInt16 = 5540, daysAgo: Double?) -> NodeAddress {
+            NodeAddress(host: host, port: port, reachedAt: daysAgo.map { now.addingTimeInterval(-$0 * 86_400) })
+        }
+        let reached = at("fd00::2", daysAgo: 0)
+        let recorded = [at("fd00::1", daysAgo: 1), at("192.0.2.1", daysAgo: 40), at("fe80::1", daysAgo: nil), at("fd00::3", daysAgo: 2)]
+        // fd00::3 failed now; 192.0.2.1 was last reached 40 days ago; fe80::1 has no time (kept).
+        #expect(Hub.remembered(reached: reached, recorded: recorded, failed: [NodeAddress(host: "fd00::3", port: 5540)])
+                == [reached, at("fd00::1", daysAgo: 1), at("fe80::1", daysAgo: nil)])
+        // The same list, its first address reached an hour ago: nothing to write.
+        #expect(Hub.remembered(reached: at("fd00::1", daysAgo: 0), recorded: [at("fd00::1", daysAgo: 1.0 / 24)], failed: []) == nil)
+        // Two days ago: written with the new time.
+        #expect(Hub.remembered(reached: at("fd00::1", daysAgo: 0), recorded: [at("fd00::1", daysAgo: 2)], failed: [])
+                == [at("fd00::1", daysAgo: 0)])
+        // An address stored without a time (from before, or imported) gets one.
+        #expect(Hub.remembered(reached: at("fd00::1", daysAgo: 0), recorded: [at("fd00::1", daysAgo: nil)], failed: [])
+                == [at("fd00::1", daysAgo: 0)])
+        // Another port is another address: the device restarted there.
+        #expect(Hub.remembered(reached: at("fd00::1", 5541, daysAgo: 0), recorded: [at("fd00::1", daysAgo: 0)], failed: [NodeAddress(host: "fd00::1", port: 5540)])
+                == [at("fd00::1", 5541, daysAgo: 0)])
+    }
+
     @Test func defaultStructureExistsAndStructuresRoundTrip() throws {
         let dir = TemporaryStateDirectory()
         defer { dir.cleanup() }
@@ -87,10 +113,11 @@ import MatterTLV
         #expect(sessions[0].state == .completed && sessions[0].commissionedNodeIDs == [id] && sessions[0].ownerPID == getpid())
 
         try reopened.renameNode(id, to: "Lamp")
-        try reopened.updateAddresses([NodeAddress(host: "::1", port: 5540)], for: id)
+        let reached = NodeAddress(host: "::1", port: 5540, reachedAt: Date(timeIntervalSince1970: 1_780_000_000))
+        try reopened.updateAddresses([reached], for: id)
         try reopened.removeRoom(room.id)
         let after = try #require(try reopened.node(id))
-        #expect(after.name == "Lamp" && after.roomID == nil && after.addresses == [NodeAddress(host: "::1", port: 5540)])
+        #expect(after.name == "Lamp" && after.roomID == nil && after.addresses == [reached])
         let den = try reopened.addRoom(name: "Den")
         try reopened.assignNode(id, to: den.id)
         #expect(try reopened.node(id)?.roomID == den.id)

@@ -152,6 +152,42 @@ import TestSupport
         await commissioner.home.close()
     }
 
+    /// A device that forgets its sessions without a word (a restart that sent no CloseSession):
+    /// the next message on the node's session goes unacknowledged, and the node is reconnected
+    /// then, not when its subscription lapses (50 s here).
+    @Test func anUnacknowledgedMessageReconnectsTheNode() async throws {
+        let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
+            passcode: 20_202_021, discriminator: 203, port: 0, advertises: false))
+        await device.start()
+        let port = await device.port
+        let hub = try Hub(stateDirectory: NSTemporaryDirectory() + "matterhub-runtime-\(UUID().uuidString)",
+                          discovery: MatterDiscovery(browser: FixedServiceBrowser([FixedServiceBrowser.commissionable(discriminator: 203, port: port)])))
+        let commissioner = try await HomeMatterCommissioner(
+            hub: hub, options: CommissioningOptions(trustStore: try Self.paaStore(), allowTestDevices: true))
+        let nodeID = try #require(try await commissioner.commissionMatterDevice(onboardingPayload: device.qrCode).first)
+        let runtime = NodeRuntime(hub: hub)
+        try await runtime.start()
+        let updates = runtime.updates
+        await runtime.add(nodeID)
+        #expect(await Self.next(updates) { $0 == .availability(nodeID, true) } != nil)
+
+        await device.forgetSessions()
+        let clock = ContinuousClock(), sent = clock.now
+        await #expect(throws: (any Error).self) {
+            try await commissioner.home.device(nodeID).invoke(endpoint: 1, cluster: 0x06, command: 2)
+        }
+        #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, false) } != nil)
+        #expect(await Self.next(updates, within: 20) { $0 == .availability(nodeID, true) } != nil, "not reconnected")
+        print("a device that forgot its sessions was live again \(clock.now - sent) after the unacknowledged command")
+        #expect(clock.now - sent < .seconds(30))
+        try await commissioner.home.device(nodeID).invoke(endpoint: 1, cluster: 0x06, command: 2)
+        await runtime.stop()
+        let reasons = try hub.store.connectivityHistory(of: nodeID).map(\.reason)
+        #expect(Array(reasons.prefix(3)) == ["subscribed", "session-lost", "subscribed"], "\(reasons)")
+        await device.shutdown()
+        await commissioner.home.close()
+    }
+
     /// A stop returns only once the cache is in the store, also when the timer's write is still
     /// under way (here: held by another connection's write lock). Before, a stop with nothing
     /// left to write returned at once, and a hub started next on the state listed the node

@@ -124,6 +124,35 @@ import TestSupport
         await client.shutdown()
     }
 
+    /// MRP giving up on a secure session's message tells the unresponsive handler which session
+    /// (the hub reconnects that node at once); giving up on a handshake's unsecured one does not.
+    @Test func unacknowledgedSecureSessionIsReportedUnresponsive() async throws {
+        let net = MemoryNetwork()
+        let a = net.makeEndpoint()
+        let silent = net.makeEndpoint()  // nobody reads it
+        let clock = ManualClock()
+        let client = ExchangeManager(transport: a, clock: clock, random: { 0 })
+        await client.start()
+        let told = Mutex<[SessionHandle]>([])
+        client.setSessionUnresponsiveHandler { session in told.withLock { $0.append(session) } }
+        let key = SecretBytes(Array(repeating: 1, count: 16))
+        let session = await client.addSecureSession(SecureSessionParameters(
+            localSessionID: 10, peerSessionID: 20, encryptKey: key, decryptKey: key,
+            attestationChallenge: SecretBytes(Array(repeating: 0, count: 16)), peerAddress: silent.address, peer: .pase,
+            isInitiator: true))
+        let unsecured = await client.newUnsecuredSession(to: silent.address, peerMRP: MRPParameters(idleInterval: 20, activeInterval: 20))
+        for on in [unsecured, session] {
+            let e = try await client.newExchange(on: on)
+            try await e.send(Self.echo, opcode: 1, payload: [])
+            for _ in 0..<MRPConstants.maxTransmissions { try await Self.advanceToNextTimer(clock) }
+            await #expect(throws: MessagingError.noAcknowledgement(transmissions: MRPConstants.maxTransmissions)) {
+                _ = try await e.receive(timeout: .seconds(10))
+            }
+        }
+        #expect(told.withLock { $0 } == [session])
+        await client.shutdown()
+    }
+
     /// The MRP timer sleeps until the earliest deadline: nothing runs before it, and one wake
     /// at the deadline does the work (no polling).
     @Test func timerSleepsUntilTheNextDeadline() async throws {

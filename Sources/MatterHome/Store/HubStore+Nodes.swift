@@ -1,3 +1,4 @@
+import FoundationEssentials
 import MatterCertificates
 #if canImport(Glibc)
 import Glibc
@@ -169,9 +170,10 @@ extension HubStore {
 
     static func insertAddresses(_ addresses: [NodeAddress], for id: NodeID, _ db: SQLiteDatabase) throws(StoreError) {
         for (position, a) in addresses.enumerated() {
-            try db.run("INSERT INTO node_addresses (node_id, position, host, port, interface_index) VALUES (?, ?, ?, ?, ?)",
+            try db.run("INSERT INTO node_addresses (node_id, position, host, port, interface_index, reached_at) VALUES (?, ?, ?, ?, ?, ?)",
                        [.id(id.rawValue), .integer(Int64(position)), .text(a.host), .integer(Int64(a.port)),
-                        a.interfaceIndex.map { .integer(Int64($0)) } ?? .null])
+                        a.interfaceIndex.map { .integer(Int64($0)) } ?? .null,
+                        a.reachedAt.map { .integer(Int64($0.timeIntervalSince1970)) } ?? .null])
         }
     }
 
@@ -186,9 +188,10 @@ extension HubStore {
 
     private static func withAddresses(_ record: NodeRecord, _ db: SQLiteDatabase) throws(StoreError) -> NodeRecord {
         var record = record
-        record.addresses = try db.query("SELECT host, port, interface_index FROM node_addresses WHERE node_id = ? ORDER BY position",
+        record.addresses = try db.query("SELECT host, port, interface_index, reached_at FROM node_addresses WHERE node_id = ? ORDER BY position",
                                         [.id(record.nodeID.rawValue)]) { s in
-            NodeAddress(host: s.text(0), port: s.uint16(1), interfaceIndex: s.optionalInt64(2).map { UInt32(truncatingIfNeeded: $0) })
+            NodeAddress(host: s.text(0), port: s.uint16(1), interfaceIndex: s.optionalInt64(2).map { UInt32(truncatingIfNeeded: $0) },
+                        reachedAt: s.optionalInt64(3).map { Date(timeIntervalSince1970: TimeInterval($0)) })
         }
         return record
     }

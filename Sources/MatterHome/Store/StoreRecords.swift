@@ -38,11 +38,19 @@ public struct NodeAddress: Hashable, Sendable {
     public var host: String
     public var port: UInt16
     public var interfaceIndex: UInt32?
+    /// When the hub last reached the node there (nil: not known, as for imported addresses).
+    public var reachedAt: Date?
 
-    public init(host: String, port: UInt16, interfaceIndex: UInt32? = nil) {
+    public init(host: String, port: UInt16, interfaceIndex: UInt32? = nil, reachedAt: Date? = nil) {
         self.host = host
         self.port = port
         self.interfaceIndex = interfaceIndex
+        self.reachedAt = reachedAt
+    }
+
+    /// The same place to send to, whenever it was reached.
+    public func isSameEndpoint(as other: NodeAddress) -> Bool {
+        host == other.host && port == other.port && interfaceIndex == other.interfaceIndex
     }
 }
 

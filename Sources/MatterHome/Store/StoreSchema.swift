@@ -15,7 +15,8 @@
 /// - `nodes`: commissioned devices, primary key the operational node ID (unique in the hub's
 ///   fabric), vendor/product ID, name, room (set to NULL when the room goes), NOC serial,
 ///   commissioned-at and the commissioning session that added it.
-/// - `node_addresses`: last known addresses of a node, in preference order.
+/// - `node_addresses`: last known addresses of a node, in preference order, each with when the
+///   hub last reached the node there (`reached_at`, seconds since 1970; null when not known).
 /// - `commissioning_sessions`: one row per session (structure, owner PID, started-at, state,
 ///   ended-at). At most one row is active (`preparing`/`performing`) at a time: the partial
 ///   unique index enforces it, and the cross-process lock file decides who may insert it.
@@ -50,7 +51,7 @@
 ///   (Check-Ins at or below it are replays), deleted with the node.
 enum StoreSchema {
     /// The schema version this code reads and writes.
-    static let currentVersion: Int64 = 4
+    static let currentVersion: Int64 = 5
 
     /// `migrations[n]` upgrades version n to n + 1.
     static let migrations: [String] = [
@@ -171,6 +172,9 @@ enum StoreSchema {
             last_offset       INTEGER NOT NULL CHECK (last_offset BETWEEN 0 AND 4294967295),
             registered_at     INTEGER NOT NULL
         );
+        """,
+        """
+        ALTER TABLE node_addresses ADD COLUMN reached_at INTEGER;
         """,
     ]
 }

@@ -117,6 +117,9 @@ public actor NodeRuntime {
         manager.setSessionClosedHandler { [weak self] session in
             Task { await self?.closedByPeer(session) }
         }
+        manager.setSessionUnresponsiveHandler { [weak self] session in
+            Task { await self?.unresponsive(session) }
+        }
         await manager.setHandler(for: .interactionModel) { [weak self] exchange, first in
             if first.opcode != IMOpcode.reportData.rawValue, let requests {
                 await requests(exchange, first)
@@ -458,6 +461,16 @@ public actor NodeRuntime {
     /// session is lost now, not when the subscription lapses.
     private func closedByPeer(_ session: SessionHandle) {
         guard let nodeID = nodes.first(where: { $0.value.session == session })?.key else { return }
+        handle(nodeID, .sessionFailed)
+    }
+
+    /// A message on a node's live session went unacknowledged (a command, a read, an answer to
+    /// a report): the device most likely restarted and forgot the session without a word, so
+    /// it is lost now, not when the subscription lapses. Other states have an attempt under way
+    /// that fails by itself.
+    private func unresponsive(_ session: SessionHandle) {
+        guard let nodeID = nodes.first(where: { $0.value.session == session })?.key,
+              case .live = nodes[nodeID]?.lifecycle.state else { return }
         handle(nodeID, .sessionFailed)
     }
 
