@@ -175,7 +175,7 @@ extension HubService {
         do { fields = try command.encodePayload(a.payload) } catch {
             throw APIError(.invalidArguments, "\(a.commandName): \(error)")
         }
-        let timed = a.timedRequestTimeoutMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil } ?? (command.requiresTimedInvoke ? 1000 : nil)
+        let timed = a.timedRequestTimeoutMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil } ?? (command.requiresTimedInvoke ? Device.defaultTimedTimeoutMs : nil)
         let timeout = a.interactionTimeoutMs.map { Duration.milliseconds(Int64($0)) } ?? .seconds(10)
         let client = try await client(id, timeout: timeout)
         let path = CommandPathIB(EndpointID(a.endpointID), ClusterID(a.clusterID), CommandID(command.id))

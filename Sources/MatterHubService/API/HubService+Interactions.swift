@@ -36,7 +36,7 @@ extension HubService {
         }
         // 0 is "not timed", as the SDK reads it.
         let timed = a.timedRequestTimeoutMs.flatMap { $0 > 0 ? UInt16(clamping: $0) : nil }
-            ?? (models.contains(where: \.requiresTimedInvoke) ? 1000 : nil)
+            ?? (models.contains(where: \.requiresTimedInvoke) ? Device.defaultTimedTimeoutMs : nil)
         let client = try await client(id, timeout: a.interactionTimeoutMs.map { .milliseconds(Int64($0)) } ?? .seconds(10))
         let results: [InvokeResult]
         do { results = try await client.invoke(requests, timedTimeout: timed) } catch {
