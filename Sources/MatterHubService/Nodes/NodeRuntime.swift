@@ -467,10 +467,10 @@ public actor NodeRuntime {
     /// A message on a node's live session went unacknowledged (a command, a read, an answer to
     /// a report): the device most likely restarted and forgot the session without a word, so
     /// it is lost now, not when the subscription lapses. Other states have an attempt under way
-    /// that fails by itself.
+    /// that fails by itself, and a sleepy node going quiet is its schedule's business.
     private func unresponsive(_ session: SessionHandle) {
         guard let nodeID = nodes.first(where: { $0.value.session == session })?.key,
-              case .live = nodes[nodeID]?.lifecycle.state else { return }
+              case .live = nodes[nodeID]?.lifecycle.state, nodes[nodeID]?.lifecycle.icd == nil else { return }
         handle(nodeID, .sessionFailed)
     }
 
