@@ -35,6 +35,8 @@ let package = Package(
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
+        // glibc's allocator statistics and malloc_trim (<malloc.h>, not in the Glibc module).
+        .target(name: "CAllocator", path: "CShims/CAllocator"),
         // libavahi-client behind a small C shim (threaded poll, browse/resolve/publish, reconnect).
         .target(name: "CAvahi", path: "CShims/CAvahi",
                 linkerSettings: [.linkedLibrary("avahi-client"), .linkedLibrary("avahi-common")]),
@@ -44,7 +46,7 @@ let package = Package(
         // What the upper layers need from the platform beyond the standard library and
         // FoundationEssentials (stderr/stdin, threads, printf-style numbers, whitespace trimming),
         // so that no module links Foundation proper (ICU, libcurl).
-        .target(name: "MatterPlatform", swiftSettings: strict),
+        .target(name: "MatterPlatform", dependencies: ["CAllocator"], swiftSettings: strict),
 
         // Codecs: standard library only.
         .target(name: "MatterTLV", swiftSettings: strict),

@@ -150,7 +150,7 @@ async def presses(url, fifo, count, n):
                 "p99_ms": round(pct(latencies, 99), 2) if latencies else None}
 
 
-async def soak(url, pid, seconds, rate):
+async def soak(url, pid, seconds, rate, warm_s):
     async with aiohttp.ClientSession() as session:
         client = await Client.connect(session, url, time.time() + 10)
         _, nodes = await client.call("start_listening")
@@ -192,7 +192,7 @@ async def soak(url, pid, seconds, rate):
                 samples.append({"t_s": round(time.monotonic() - start), "rss_mb": round(rss_mb(pid), 1),
                                 "available": len(up), "went_unavailable": went_down,
                                 "commands_ok": ok, "commands_failed": len(failed),
-                                "messaging": status.get("messaging", status)})
+                                "messaging": status.get("messaging", status), "memory": status.get("memory")})
                 print(json.dumps(samples[-1]), file=sys.stderr, flush=True)
                 await asyncio.sleep(30)
 
@@ -206,15 +206,24 @@ async def soak(url, pid, seconds, rate):
         await asyncio.gather(*tasks)
         watcher.cancel(); sampler.cancel()
         _, nodes = await client.call("get_nodes")
-        # Memory after warm-up (the first sample past 5 minutes, or the second) against the last.
-        warm = next((s for s in samples if s["t_s"] >= 300), samples[min(1, len(samples) - 1)])
+        # Memory after warm-up (the first sample past warm_s, or the second) against the last, and
+        # the least-squares slope over the samples after it (MB/hour: endpoints alone are noisy).
+        warm = next((s for s in samples if s["t_s"] >= warm_s), samples[min(1, len(samples) - 1)])
+        after = [s for s in samples if s["t_s"] >= warm["t_s"]]
+        slope = 0.0
+        if len(after) > 2:
+            mt = sum(s["t_s"] for s in after) / len(after); mr = sum(s["rss_mb"] for s in after) / len(after)
+            den = sum((s["t_s"] - mt) ** 2 for s in after)
+            slope = sum((s["t_s"] - mt) * (s["rss_mb"] - mr) for s in after) / den * 3600 if den else 0.0
         return {"nodes_at_start": len(known), "nodes_at_end": len(nodes), "removed": removed,
                 "available_at_end": sum(1 for node in nodes if node["available"]),
                 "went_unavailable": went_down, "commands_ok": ok, "commands_failed": len(failed),
                 "failure_examples": failed[:3], "rss_warm_mb": warm["rss_mb"], "rss_end_mb": samples[-1]["rss_mb"],
                 "rss_max_mb": max(s["rss_mb"] for s in samples),
                 "messaging_warm": warm["messaging"], "messaging_end": samples[-1]["messaging"],
-                "rss_growth_percent": round(100 * (samples[-1]["rss_mb"] - warm["rss_mb"]) / warm["rss_mb"], 1)}
+                "memory_warm": warm.get("memory"), "memory_end": samples[-1].get("memory"),
+                "rss_warm_t_s": warm["t_s"], "rss_slope_mb_per_hour": round(slope, 3),
+                "rss_growth_percent": round(100 * (samples[-1]["rss_mb"] - warm["rss_mb"]) / warm["rss_mb"], 2)}
 
 
 def main():
@@ -228,7 +237,7 @@ def main():
     elif phase == "presses":
         result = asyncio.run(presses(args[0], args[1], int(args[2]), int(args[3])))
     elif phase == "soak":
-        result = asyncio.run(soak(args[0], int(args[1]), float(args[2]), float(args[3])))
+        result = asyncio.run(soak(args[0], int(args[1]), float(args[2]), float(args[3]), float(args[4]) if len(args) > 4 else 300))
     else:
         sys.exit(f"unknown phase {phase}")
     print(json.dumps(result))

@@ -155,6 +155,10 @@ struct HubCommand: ParsableCommand {
                         ("unacknowledged", .from(m.unacknowledged)), ("sent", .from(m.sent)), ("received", .from(m.received)),
                         ("retransmitted", .from(m.retransmitted)),
                     ]) } ?? .null),
+                    ("memory", report.memory.map { m in JSON.object([
+                        ("residentKB", .from(m.residentKB)), ("residentAnonymousKB", .from(m.residentAnonymousKB)),
+                        ("heapInUseKB", .from(m.heapInUseKB)), ("heapFreeKB", .from(m.heapFreeKB)),
+                    ]) } ?? .null),
                 ]).text)
             } else {
                 Output.out("hub: running (PID \(report.pid)) on \(state)")
@@ -166,6 +170,10 @@ struct HubCommand: ParsableCommand {
                     Output.out("  messaging: \(m.secureSessions) secure sessions, \(m.unsecuredSessions) handshakes, \(m.exchanges) exchanges, "
                                + "\(m.unacknowledged) messages awaiting an ack; \(m.sent) sent, \(m.received) received, "
                                + "\(m.retransmitted) retransmitted")
+                }
+                if let m = report.memory {
+                    Output.out("  memory:    \(m.residentKB / 1024) MB resident (\(m.residentAnonymousKB / 1024) MB anonymous); "
+                               + "heap \(m.heapInUseKB / 1024) MB in use, \(m.heapFreeKB / 1024) MB held free")
                 }
             }
             return 0

@@ -219,6 +219,12 @@ final class HubTestConnection: @unchecked Sendable {
             // The live node's CASE session; no handshake holds an ID once commissioning is over.
             #expect((status.messaging?.secureSessions ?? 0) >= 1 && status.messaging?.reservedSessionIDs == 0, "\(String(describing: status.messaging))")
             #expect((status.messaging?.sent ?? 0) > 0 && (status.messaging?.received ?? 0) > 0)
+            // Its memory as this process's kernel counts it (the test runs the hub in process).
+            let memory = try #require(status.memory)
+            let statm = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ").compactMap { Int($0) }
+            let residentKB = statm[1] * Int(sysconf(Int32(_SC_PAGESIZE))) / 1024
+            #expect(abs(memory.residentKB - residentKB) < residentKB / 4, "\(memory) against /proc/self/statm's \(residentKB) kB")
+            #expect(memory.heapInUseKB > 0 && memory.residentAnonymousKB <= memory.residentKB, "\(memory)")
 
             _ = try await a.call("matterhub/unpair", .object(["node_id": .integer(nodeID)]))
             _ = try await b.event("matterhub/device_removed") { $0["node_id"]?.uint64 == nodeID }

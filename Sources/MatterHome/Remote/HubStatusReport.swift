@@ -14,6 +14,8 @@ public struct HubStatusReport: Sendable, Hashable {
     public var connections: Int
     /// What the hub's messaging holds and has done (nil from an older hub).
     public var messaging: HubMessagingStatus?
+    /// Its resident memory and the allocator's heap in use and held free (nil from an older hub).
+    public var memory: HubMemoryStatus?
 
     init(_ s: HubStatus) {
         pid = s.pid
@@ -24,6 +26,7 @@ public struct HubStatusReport: Sendable, Hashable {
         uptimeSeconds = s.uptimeSeconds
         connections = s.connections
         messaging = s.messaging
+        memory = s.memory
     }
 }
 

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import MatterHome
 import MatterMessaging
+import MatterPlatform
 import MatterQRCode
 import MatterServerAPI
 import MatterTLV
@@ -137,9 +138,12 @@ extension HubService: HubExtensionBackend {
                                            unacknowledged: held.unacknowledged, sent: done.sent, received: done.received,
                                            retransmitted: done.retransmitted)
         }
+        let memory = ProcessMemory.current()
         return HubStatus(pid: Int(getpid()), stateDirectory: await hub.stateDirectory, addresses: details.addresses, nodes: records.count,
                          available: available, uptimeSeconds: (ContinuousClock.now - extensionState.started).milliseconds / 1000,
-                         connections: details.connections(), messaging: messaging)
+                         connections: details.connections(), messaging: messaging,
+                         memory: HubMemoryStatus(residentKB: memory.residentKB, residentAnonymousKB: memory.residentAnonymousKB,
+                                                 heapInUseKB: memory.heapInUseKB, heapFreeKB: memory.heapFreeKB))
     }
 
     /// The structure with `id`, or the first one.

@@ -307,9 +307,11 @@ public struct HubStatus: Hashable, Sendable {
     public var connections: Int
     /// What the hub's messaging holds; nil from a hub too old to say.
     public var messaging: HubMessagingStatus?
+    /// Its memory as the kernel and the allocator count it; nil from a hub too old to say.
+    public var memory: HubMemoryStatus?
 
     public init(pid: Int, stateDirectory: String, addresses: [String], nodes: Int, available: Int, uptimeSeconds: Double,
-                connections: Int, messaging: HubMessagingStatus? = nil) {
+                connections: Int, messaging: HubMessagingStatus? = nil, memory: HubMemoryStatus? = nil) {
         self.pid = pid
         self.stateDirectory = stateDirectory
         self.addresses = addresses
@@ -318,6 +320,7 @@ public struct HubStatus: Hashable, Sendable {
         self.uptimeSeconds = uptimeSeconds
         self.connections = connections
         self.messaging = messaging
+        self.memory = memory
     }
 
     public var json: JSONValue {
@@ -325,8 +328,9 @@ public struct HubStatus: Hashable, Sendable {
             "pid": .integer(pid), "state_directory": .string(stateDirectory), "addresses": .array(addresses.map { .string($0) }),
             "nodes": .integer(nodes), "available": .integer(available), "uptime_seconds": .double(uptimeSeconds),
             "connections": .integer(connections)])
-        guard let messaging, case .object(var object) = json else { return json }
-        object["messaging"] = messaging.json
+        guard case .object(var object) = json else { return json }
+        if let messaging { object["messaging"] = messaging.json }
+        if let memory { object["memory"] = memory.json }
         return .object(object)
     }
 
@@ -335,7 +339,36 @@ public struct HubStatus: Hashable, Sendable {
         self.init(pid: try r.required("pid"), stateDirectory: try r.required("state_directory"), addresses: try r.required("addresses"),
                   nodes: try r.required("nodes"), available: try r.required("available"),
                   uptimeSeconds: try r.required("uptime_seconds"), connections: try r.required("connections"),
-                  messaging: try r.optional("messaging", JSONValue.self).map { v throws(APIError) in try HubMessagingStatus(json: v) })
+                  messaging: try r.optional("messaging", JSONValue.self).map { v throws(APIError) in try HubMessagingStatus(json: v) },
+                  memory: try r.optional("memory", JSONValue.self).map { v throws(APIError) in try HubMemoryStatus(json: v) })
+    }
+}
+
+/// The hub's memory in `hub_status` (kB): resident and anonymous resident as the kernel counts
+/// them, and the allocator's heap in use and held free (a resident set growing beside a flat heap
+/// in use is free memory held, not a leak).
+public struct HubMemoryStatus: Hashable, Sendable {
+    public var residentKB: Int
+    public var residentAnonymousKB: Int
+    public var heapInUseKB: Int
+    public var heapFreeKB: Int
+
+    public init(residentKB: Int, residentAnonymousKB: Int, heapInUseKB: Int, heapFreeKB: Int) {
+        self.residentKB = residentKB
+        self.residentAnonymousKB = residentAnonymousKB
+        self.heapInUseKB = heapInUseKB
+        self.heapFreeKB = heapFreeKB
+    }
+
+    public var json: JSONValue {
+        .object(["resident_kb": .integer(residentKB), "resident_anonymous_kb": .integer(residentAnonymousKB),
+                 "heap_in_use_kb": .integer(heapInUseKB), "heap_free_kb": .integer(heapFreeKB)])
+    }
+
+    public init(json: JSONValue) throws(APIError) {
+        let r = try ObjectReader(json, context: "hub memory status")
+        self.init(residentKB: try r.required("resident_kb"), residentAnonymousKB: try r.required("resident_anonymous_kb"),
+                  heapInUseKB: try r.required("heap_in_use_kb"), heapFreeKB: try r.required("heap_free_kb"))
     }
 }
 
