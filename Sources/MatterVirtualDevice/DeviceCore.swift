@@ -86,6 +86,8 @@ actor DeviceCore: InteractionDevice {
     nonisolated let configuredSoftwareVersion: UInt32?
     nonisolated let maxPathsPerInvoke: UInt16
     var ota = OTARequestorState()
+    /// An OTA fault (`--fault ota-*`) acts on the first update only.
+    private var otaFaultTaken = false
     /// ICD Management, with `--icd` (nil: an always-on device).
     var icd: ICDManagementState?
     let faults: Set<VirtualDeviceFault>
@@ -523,6 +525,13 @@ actor DeviceCore: InteractionDevice {
     /// (nil: none written, or not an OTA requestor).
     var defaultOTAProvider: OTARequestorState.ProviderLocation? {
         ota.updateState == .idle ? ota.defaultProviders.first : nil
+    }
+
+    /// The OTA fault this update shows, once: the first update that gets to download takes it.
+    func takeOTAFault() -> VirtualDeviceFault? {
+        guard !otaFaultTaken, let fault = VirtualDeviceFault.otaFaults.first(where: faults.contains) else { return nil }
+        otaFaultTaken = true
+        return fault
     }
 
     func setUpdateState(_ s: OTARequestorState.UpdateState, progress: UInt8?) {

@@ -127,6 +127,8 @@ struct OTAUpdate: Sendable {
         }
         let designator = String(rest[rest.index(after: slash)...])
 
+        let fault = await core.takeOTAFault()
+        if let fault { log("OTA: this update shows the fault \(fault.rawValue)") }
         await core.setUpdateState(.downloading, progress: 0)
         // UpdateStateProgress in steps of 10% of the length the provider accepted with.
         var image: [UInt8] = []
@@ -136,6 +138,11 @@ struct OTAUpdate: Sendable {
         _ = try await BDXReceiver.receive(manager: manager, session: session, fileDesignator: Array(designator.utf8),
                                           accepted: { length = $0.length }) { block in
             image += block
+            if fault == .otaAbandonTransfer, UInt64(image.count) * 2 >= length {
+                // Silent from here: no BlockQuery, no StatusReport, until the device gives up.
+                try await Task.sleep(for: .seconds(5))
+                throw Failure(description: "the download was abandoned half-way (fault ota-abandon-transfer)")
+            }
             guard length > 0 else { return }
             let percent = Int(min(UInt64(image.count) * 100 / length, 100))
             if percent >= reported + 10 {
@@ -151,6 +158,7 @@ struct OTAUpdate: Sendable {
         if let refusal = header.refusal(vendorID: vendor, productID: product, currentVersion: version) {
             throw Failure(description: "the downloaded image does not apply: \(refusal)")
         }
+        if fault == .otaRefuseImage { throw Failure(description: "the downloaded image is refused (fault ota-refuse-image)") }
         await core.setUpdateState(.downloading, progress: 100)
 
         await core.setUpdateState(.applying, progress: nil)
@@ -160,6 +168,11 @@ struct OTAUpdate: Sendable {
         ])
         guard try apply.required(P.ApplyUpdateResponseTag.action).unsigned(as: UInt8.self) == P.ApplyUpdateActionEnum.proceed.rawValue else {
             throw Failure(description: "the provider did not say Proceed")
+        }
+        if fault == .otaNeverApply {
+            log("OTA: told to proceed, but never applying version \(header.softwareVersion) (fault ota-never-apply)")
+            await core.setUpdateState(.idle, progress: nil)
+            return
         }
         let peer = manager.peerAddress(of: session)
         // The "reboot": the new version from now on, every session gone (as after a restart).

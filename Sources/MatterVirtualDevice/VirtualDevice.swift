@@ -174,6 +174,8 @@ public actor VirtualDevice {
 
     /// The software version it runs (an OTA update changes it).
     public var softwareVersion: UInt32 { get async { await core.currentSoftwareVersion } }
+    /// Whether its OTA requestor is in an update (UpdateState not Idle).
+    public var isUpdating: Bool { get async { await core.ota.updateState != .idle } }
 
     /// Changes the Thread neighbours the device reports (and tells its subscribers).
     public func setThreadNeighbors(_ neighbors: [RadioDiagnostics.ThreadNeighbor]) async {

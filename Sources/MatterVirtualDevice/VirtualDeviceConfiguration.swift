@@ -145,6 +145,18 @@ public enum VirtualDeviceFault: String, Sendable, CaseIterable {
     /// forgets each one when its first report is due (no report, no keep-alive, no error), while
     /// it keeps answering reads, writes and commands. The subscriber must notice on its own.
     case silentSubscriptions = "silent-subscriptions"
+    /// With `softwareVersion`, the first update only (a retry succeeds): the downloaded image is
+    /// refused (as one whose digest or header is wrong): back to Idle, no ApplyUpdateRequest.
+    case otaRefuseImage = "ota-refuse-image"
+    /// The first update only: the download stops half-way without a word (no BlockQuery, no
+    /// StatusReport), as a device that lost its link; it is back to Idle 5 s later.
+    case otaAbandonTransfer = "ota-abandon-transfer"
+    /// The first update only: the image is downloaded and ApplyUpdateRequest answered Proceed,
+    /// but the device never restarts into it; back to Idle, on the old version.
+    case otaNeverApply = "ota-never-apply"
+
+    /// The faults that act on a firmware update.
+    static let otaFaults: [VirtualDeviceFault] = [.otaRefuseImage, .otaAbandonTransfer, .otaNeverApply]
 }
 
 /// A sleepy device's ICD Management cluster (Matter Core 9.16) and schedule.

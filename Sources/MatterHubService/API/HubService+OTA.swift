@@ -67,9 +67,26 @@ extension HubService {
         try await availableUpdate(id, for: "check_node_update").map(Self.softwareVersionJSON) ?? .null
     }
 
+    /// Installs `version` on the node, as python-matter-server's update_node does: returns once
+    /// the node runs it, or fails naming the step that did not happen (each bounded by
+    /// ``OTAUpdateTimeouts``): AnnounceOTAProvider, the node's QueryImage, its download over BDX,
+    /// its ApplyUpdateRequest, its restart into the new version. One at a time per node; a
+    /// failed update can be retried at once.
+    func updateNode(_ id: NodeID, to version: SoftwareVersion) async throws(APIError) -> JSONValue {
+        let ledger = node.otaLedger
+        guard ledger.beginFollowing(id.rawValue) else {
+            throw APIError(.updateError, "update_node: node \(id.rawValue) is already being updated; wait for that update to end")
+        }
+        defer { ledger.endFollowing(id.rawValue) }
+        let image = try await announceUpdate(id, to: version)
+        try await followUpdate(id, to: image, announced: .now)
+        logger("hub: node \(id.rawValue) runs version \(image.header.softwareVersion) now")
+        return .null
+    }
+
     /// Tells the node to fetch `version` from the hub: AnnounceOTAProvider with reason
     /// UpdateAvailable, naming the hub's node on endpoint 0.
-    func updateNode(_ id: NodeID, to version: SoftwareVersion) async throws(APIError) -> JSONValue {
+    private func announceUpdate(_ id: NodeID, to version: SoftwareVersion) async throws(APIError) -> OTAImageStore.Image {
         guard let image = try await availableUpdate(id, for: "update_node") else {
             throw APIError(.updateError, "update_node: the hub has no newer image for node \(id.rawValue); add one with 'matterctl ota add FILE'")
         }
@@ -104,8 +121,68 @@ extension HubService {
             throw APIError.device(error, "AnnounceOTAProvider to node \(id.rawValue)")
         }
         logger("hub: node \(id.rawValue) told to fetch \(image.name) from the hub")
-        return .null
+        return image
     }
+
+    /// Waits until the node runs `image`'s version, reading what the provider and the BDX sender
+    /// saw (the ledger) and what the node reports (its UpdateState and SoftwareVersion).
+    private func followUpdate(_ id: NodeID, to image: OTAImageStore.Image, announced: ContinuousClock.Instant) async throws(APIError) {
+        typealias R = Clusters.OtaSoftwareUpdateRequestor.Attribute
+        let (ledger, limits) = (node.otaLedger, await node.otaTimeouts)
+        let target = image.header.softwareVersion
+        func failure(_ what: String) -> APIError {
+            APIError(.updateError, "update_node: node \(id.rawValue) \(what); it still runs its old version and can be updated again")
+        }
+        func percent(_ sent: UInt64, _ length: UInt64) -> String { length == 0 ? "0 %" : "\(sent * 100 / length) %" }
+        while true {
+            do { try await Task.sleep(for: .milliseconds(200)) } catch {
+                throw APIError(.updateError, "update_node: the hub is stopping; node \(id.rawValue)'s update was left unfinished")
+            }
+            let cache = await runtime.attributes(of: id)
+            let running = try? cache[ConcreteAttributePath(0, .basicInformation, Basic.softwareVersion)]?.unsigned(as: UInt32.self)
+            if running == target { return }
+            // Idle (1): the requestor is not updating (any more).
+            let idle = (try? cache[ConcreteAttributePath(0, .otaSoftwareUpdateRequestor, R.updateState)]?.unsigned(as: UInt8.self)) == 1
+            let now = ContinuousClock.now
+            guard let entry = ledger.entry(of: id.rawValue) else {
+                if now - announced > limits.query {
+                    throw failure("did not ask the hub for the image (QueryImage) within \(limits.query) of AnnounceOTAProvider")
+                }
+                continue
+            }
+            let quiet = now - entry.at
+            switch entry.step {
+            case .notOffered(let why):
+                throw failure("asked, but was offered nothing: \(why)")
+            case .offered:
+                if quiet > limits.transferStart { throw failure("was offered \(image.name) but did not start downloading it within \(limits.transferStart)") }
+            case .downloading(let sent, let length):
+                // A second of silence with the requestor back at Idle: it gave the download up.
+                if idle && quiet > .seconds(1) {
+                    throw failure("abandoned the download of \(image.name) at \(percent(sent, length)) (its requestor went back to Idle)")
+                }
+                if quiet > limits.transferStall + .seconds(5) { throw failure("stopped downloading \(image.name) at \(percent(sent, length))") }
+            case .transferFailed(let sent, let length, let reason):
+                throw failure("did not finish downloading \(image.name): it ended at \(percent(sent, length)): \(reason)")
+            case .downloaded:
+                if idle && quiet > .seconds(1) {
+                    throw failure("refused \(image.name) after downloading it (its requestor went back to Idle without ApplyUpdateRequest)")
+                }
+                if quiet > limits.applyRequest { throw failure("downloaded \(image.name) but did not ask to apply it within \(limits.applyRequest)") }
+            case .applying(let version):
+                if quiet > limits.reboot {
+                    throw failure("was told to apply version \(version) but did not restart into it within \(limits.reboot)"
+                                  + (running.map { " (it reports version \($0))" } ?? ""))
+                }
+            case .applied(let version):
+                if version == target { return }
+                throw failure("reports it applied version \(version), not \(target)")
+            }
+        }
+    }
+
+    /// How long each step of an update may take (tests shorten them).
+    public func setOTAUpdateTimeouts(_ timeouts: OTAUpdateTimeouts) async { await node.setOTATimeouts(timeouts) }
 
     /// A node that can update (an OTA Requestor on endpoint 0) is told where to ask by itself:
     /// its DefaultOTAProviders names the hub's own node (endpoint 0, the OTA Provider), so that

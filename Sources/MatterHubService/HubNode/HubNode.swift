@@ -21,6 +21,10 @@ actor HubNode {
     private let softwareVersionString: String
     /// The images the OTA Provider offers (nil: none, and BDX serves nothing).
     let imageStore: OTAImageStore?
+    /// How far each node's update has come, as the provider and the BDX sender see it.
+    let otaLedger = OTAUpdateLedger()
+    /// How long each step of an update may take.
+    private(set) var otaTimeouts = OTAUpdateTimeouts()
     let log: @Sendable (String) -> Void
     private var advert: AvahiAdvertisement?
     private var advertTask: Task<Void, Never>?
@@ -38,8 +42,10 @@ actor HubNode {
         self.log = log
         caseResponder = CASEResponder(manager: manager, fabrics: [credentials])
         server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
-                             softwareVersionString: softwareVersionString, imageStore: imageStore, log: log)
+                             softwareVersionString: softwareVersionString, imageStore: imageStore, ledger: otaLedger, log: log)
     }
+
+    func setOTATimeouts(_ timeouts: OTAUpdateTimeouts) { otaTimeouts = timeouts }
 
     /// The node on another fabric (a home moved in): CASE answers for it, the clusters say so,
     /// and the advert follows.
@@ -48,7 +54,7 @@ actor HubNode {
         self.compressedFabricID = compressedFabricID
         caseResponder.setFabrics([credentials])
         server = Self.server(credentials, compressedFabricID: compressedFabricID, vendorID: vendorID,
-                             softwareVersionString: softwareVersionString, imageStore: imageStore, log: log)
+                             softwareVersionString: softwareVersionString, imageStore: imageStore, ledger: otaLedger, log: log)
         if let log = advertLog {
             stop()
             await advertise(log: log)
@@ -56,7 +62,7 @@ actor HubNode {
     }
 
     private static func server(_ credentials: FabricCredentials, compressedFabricID: UInt64, vendorID: UInt16,
-                               softwareVersionString: String, imageStore: OTAImageStore?,
+                               softwareVersionString: String, imageStore: OTAImageStore?, ledger: OTAUpdateLedger,
                                log: @escaping @Sendable (String) -> Void) -> InteractionServer {
         let node = credentials.identity.nodeID.rawValue, fabricIndex = credentials.fabricIndex
         var servers: [ClusterServer] = [
@@ -64,7 +70,7 @@ actor HubNode {
                                       uniqueID: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: node).description),
             HubAccessControlServer(hubNodeID: node, fabricIndex: fabricIndex),
         ]
-        if let imageStore { servers.append(HubOTAProviderServer(store: imageStore, hubNodeID: node, log: log)) }
+        if let imageStore { servers.append(HubOTAProviderServer(store: imageStore, hubNodeID: node, ledger: ledger, log: log)) }
         let descriptor = HubDescriptorServer(servers: [ClusterID.descriptor] + servers.map(\.id), isOTAProvider: imageStore != nil)
         let table = ClusterTable(endpoints: [0: [descriptor] + servers]) { context, access, _, cluster in
             allows(context, access, cluster, fabricIndex: fabricIndex, hubNodeID: node)

@@ -24,6 +24,7 @@ struct HubOTAProviderServer: ClusterServer {
     let generatedCommands = [C.queryImageResponse, C.applyUpdateResponse]
     let store: OTAImageStore
     let hubNodeID: UInt64
+    let ledger: OTAUpdateLedger
     let log: @Sendable (String) -> Void
 
     func read(_ attribute: AttributeID, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
@@ -44,15 +45,19 @@ struct HubOTAProviderServer: ClusterServer {
             }
             guard let image = store.best(vendorID: vendor, productID: product, currentVersion: version) else {
                 log("hub: node \(node) asked for an update (vendor \(vendor) product \(product) version \(version)): none")
+                context.peerNodeID.map { ledger.record($0, .notOffered("the hub has no image for vendor \(vendor) product \(product) "
+                                                                          + "newer than version \(version) that applies to it")) }
                 return .response(C.queryImageResponse, .structure([.unsigned(.context(P.QueryImageResponseTag.status),
                                                                              P.StatusEnum.notAvailable.rawValue)]))
             }
             guard protocols.contains(P.DownloadProtocolEnum.bdxSynchronous.rawValue) else {
+                context.peerNodeID.map { ledger.record($0, .notOffered("it downloads only over protocols \(protocols), not BDX synchronous")) }
                 return .response(C.queryImageResponse, .structure([.unsigned(.context(P.QueryImageResponseTag.status),
                                                                              P.StatusEnum.downloadProtocolNotSupported.rawValue)]))
             }
             let uri = "bdx://" + NodeID(hubNodeID).paddedHex + "/" + image.name
             log("hub: node \(node) is offered \(image.name) (\(image.header.softwareVersionString)) over BDX")
+            context.peerNodeID.map { ledger.record($0, .offered(image: image.name)) }
             typealias T = P.QueryImageResponseTag
             return .response(C.queryImageResponse, .structure([
                 .unsigned(.context(T.status), P.StatusEnum.updateAvailable.rawValue),
@@ -68,6 +73,7 @@ struct HubOTAProviderServer: ClusterServer {
                 return .status(StatusIB(.invalidCommand))
             }
             log("hub: node \(node) applies version \(newVersion)")
+            context.peerNodeID.map { ledger.record($0, .applying(version: newVersion)) }
             return .response(C.applyUpdateResponse, .structure([
                 .unsigned(.context(P.ApplyUpdateResponseTag.action), P.ApplyUpdateActionEnum.proceed.rawValue),
                 .unsigned(.context(P.ApplyUpdateResponseTag.delayedActionTime), UInt32(0)),
@@ -77,6 +83,7 @@ struct HubOTAProviderServer: ClusterServer {
                 return .status(StatusIB(.invalidCommand))
             }
             log("hub: node \(node) now runs version \(version)")
+            context.peerNodeID.map { ledger.record($0, .applied(version: version)) }
             return .status(StatusIB(.success))
         default:
             return .status(StatusIB(.unsupportedCommand))
@@ -117,21 +124,32 @@ extension HubNode {
         fstat(fd, &info)
         let length = UInt64(info.st_size)
         let peer = context.peerNodeID.map { String($0, radix: 16, uppercase: true) } ?? "?"
+        let ledger = otaLedger, peerNode = context.peerNodeID
         var reported = 0
+        var sentSoFar: UInt64 = 0
+        peerNode.map { ledger.record($0, .downloading(sent: 0, length: length)) }
         do {
-            try await BDXSender.serve(exchange, initMessage: initMessage, length: length, read: { offset, count in
+            try await BDXSender.serve(exchange, initMessage: initMessage, length: length, stallTimeout: otaTimeouts.transferStall,
+                                      read: { offset, count in
                 var out = [UInt8](repeating: 0, count: count)
                 let n = count == 0 ? 0 : out.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, count, off_t(offset)) }
                 return n < 0 ? [] : Array(out[..<n])
             }, progress: { sent in
+                sentSoFar = sent
+                peerNode.map { ledger.record($0, .downloading(sent: sent, length: length)) }
                 let percent = length == 0 ? 100 : Int(sent * 100 / length)
                 if percent >= reported + 25 || sent == length {
                     reported = percent
                     log("hub: node \(peer) downloading \(name): \(percent)%")
                 }
             })
+            peerNode.map { ledger.record($0, .downloaded) }
         } catch {
             log("hub: node \(peer) download of \(name) ended: \(error)")
+            let reason = if case .messaging(.timeout) = error.kind {
+                "no BlockQuery for \(otaTimeouts.transferStall) (the transfer stalled; the hub ended it)"
+            } else { error.description }
+            peerNode.map { ledger.record($0, .transferFailed(sent: sentSoFar, length: length, reason: reason)) }
         }
     }
 }
