@@ -1,3 +1,5 @@
+import FoundationEssentials
+import MatterPlatform
 import MatterOTA
 import MatterTLV
 
@@ -8,7 +10,7 @@ struct OTACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "ota",
         abstract: "Matter OTA software images",
-        subcommands: [Inspect.self, Add.self, List.self, Remove.self])
+        subcommands: [Inspect.self, Make.self, Add.self, List.self, Remove.self])
 
     static func store(_ args: ParsedArguments) -> OTAImageStore { OTAImageStore(directory: args.stateDirectory + "/ota") }
 
@@ -125,6 +127,49 @@ struct OTACommand: ParsableCommand {
             }
             if let refusal { Output.err("error: \(path) cannot update this node: \(refusal.message)") }
             return refusal == nil ? 0 : 1
+        }
+    }
+
+    /// `matterctl ota make PAYLOAD OUT`
+    struct Make: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            name: "make",
+            abstract: "Wrap a firmware payload into a Matter OTA image",
+            discussion: """
+                Writes the image the CHIP SDK's ota_image_tool.py create writes (byte for byte): the fixed \
+                header, the header TLV (vendor and product ID, software version and string, payload size, \
+                applicable versions, release notes URL) and the payload with its sha-256 digest. For device \
+                makers testing a requestor against the hub (then `matterctl ota add OUT`).
+                """,
+            arguments: [ArgumentDeclaration("payload", help: "the firmware file"), ArgumentDeclaration("out", help: "the .ota file to write")],
+            options: [.value("--vendor-id", "V", help: "vendor ID", required: true),
+                      .value("--product-id", "P", help: "product ID", required: true),
+                      .value("--version", "N", help: "the image's SoftwareVersion", required: true),
+                      .value("--version-string", "S", help: "its SoftwareVersionString (1-64 bytes)", required: true),
+                      .value("--min-version", "N", help: "the oldest version it applies to"),
+                      .value("--max-version", "N", help: "the newest version it applies to"),
+                      .value("--release-notes", "URL", help: "where its release notes are")])
+
+        static func run(_ args: ParsedArguments) async throws -> Int32 {
+            let (payloadPath, out) = (args.positional[0], args.positional[1])
+            guard let vendor = try args.integer("--vendor-id", as: UInt16.self), let product = try args.integer("--product-id", as: UInt16.self),
+                  let version = try args.integer("--version", as: UInt32.self), let string = args.value("--version-string") else {
+                throw UsageError("--vendor-id, --product-id, --version and --version-string are required")
+            }
+            let payload = try AttestationCommand.read(payloadPath, "payload")
+            let fields = OTAImageWriter.Fields(vendorID: vendor, productID: product, softwareVersion: version, softwareVersionString: string,
+                                               minApplicableVersion: try args.integer("--min-version", as: UInt32.self),
+                                               maxApplicableVersion: try args.integer("--max-version", as: UInt32.self),
+                                               releaseNotesURL: args.value("--release-notes"))
+            let image: [UInt8]
+            do { image = try OTAImageWriter.image(fields, payload: payload) } catch {
+                throw CommandFailure("\(error.message) [\(error.kind.rawValue)]")
+            }
+            do { try Data(image).write(to: URL(fileURLWithPath: out)) } catch {
+                throw CommandFailure("cannot write \(out): \(errorText(error))")
+            }
+            Output.out("wrote \(out): \(image.count) bytes, version \(version) (\(string)) for vendor \(vendor) product \(product)")
+            return 0
         }
     }
 }

@@ -58,6 +58,8 @@ import TestSupport
                                                createsState: false),
         "cert verify": Case(arguments: [certificate], usesHubState: false, status: 0),
         "ota inspect": Case(arguments: ["/nonexistent/image.ota"], usesHubState: false, status: 1),
+        "ota make": Case(arguments: ["/nonexistent/payload.bin", "/nonexistent/image.ota", "--vendor-id", "0xFFF1", "--product-id", "0x8000",
+                                     "--version", "2", "--version-string", "2.0"], usesHubState: false, status: 1),
         "ota add": Case(arguments: ["/nonexistent/image.ota"], usesHubState: true, status: 1, createsState: false),
         "ota list": Case(arguments: [], usesHubState: true, status: 0, createsState: false),
         "ota remove": Case(arguments: ["FFF1-8000-2.ota"], usesHubState: true, status: 1, createsState: false),

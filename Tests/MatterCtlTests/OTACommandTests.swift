@@ -39,4 +39,22 @@ import TestSupport
         let r = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "inspect", path])
         #expect(r.status == 1 && r.stderr.contains("digest-mismatch") && r.stderr.contains("fetch it again"), "\(r.stderr)")
     }
+
+    /// `ota make` writes what ota_image_tool.py wrote from the same payload and fields.
+    @Test func makeWritesTheSDKsImage() throws {
+        let sdk = try #require(TestVectors.vectors("ota_image.json").first { $0.id == "sdk-sha256-fff1-8000-v2" }?.hex("image"))
+        let payloadPath = NSTemporaryDirectory() + "matterctl-payload-\(UUID().uuidString).bin"
+        let out = NSTemporaryDirectory() + "matterctl-made-\(UUID().uuidString).ota"
+        defer { for p in [payloadPath, out] { try? FileManager.default.removeItem(atPath: p) } }
+        try Data(sdk[(sdk.count - 3000)...]).write(to: URL(fileURLWithPath: payloadPath))
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, [
+            "ota", "make", payloadPath, out, "--vendor-id", "0xFFF1", "--product-id", "0x8000", "--version", "2", "--version-string", "2.0.0",
+            "--min-version", "1", "--max-version", "1", "--release-notes", "https://example.com/matterhub/2.0.0"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.contents(atPath: out).map(Array.init) == sdk)
+        let bad = try ProcessRunner.run(ProcessRunner.matterctl, [
+            "ota", "make", payloadPath, out, "--vendor-id", "0xFFF1", "--product-id", "0x8000", "--version", "2",
+            "--version-string", String(repeating: "9", count: 65)])
+        #expect(bad.status == 1 && bad.stderr.contains("1 to 64"), "\(bad.stderr)")
+    }
 }

@@ -100,4 +100,30 @@ import TestSupport
             _ = try? OTAImageHeader(parsing: bytes, fileSize: UInt64(Int.random(in: 0...300, using: &rng)))
         }
     }
+
+    /// The writer makes, byte for byte, what ota_image_tool.py made from the same fields and
+    /// payload (its sha-256 vectors), and its own images read back as written.
+    @Test func theWriterMakesTheSDKsBytes() throws {
+        for v in Self.vectors where v.string("digestType") == "1" {
+            let image = try #require(v.hex("image"))
+            let path = try write(image)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let header = try OTAImageFile.inspect(path: path, chunkSize: 100)
+            let fields = OTAImageWriter.Fields(
+                vendorID: header.vendorID, productID: header.productID, softwareVersion: header.softwareVersion,
+                softwareVersionString: header.softwareVersionString, minApplicableVersion: header.minApplicableVersion,
+                maxApplicableVersion: header.maxApplicableVersion, releaseNotesURL: header.releaseNotesURL)
+            #expect(try OTAImageWriter.image(fields, payload: Array(image[header.payloadOffset...])) == image, "\(v.id)")
+        }
+        let big = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        let made = try OTAImageWriter.image(.init(vendorID: 0xFFF1, productID: 0x8000, softwareVersion: 3, softwareVersionString: "3.0"),
+                                            payload: big)
+        let path = try write(made)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let header = try OTAImageFile.inspect(path: path, chunkSize: 4096)
+        #expect(header.softwareVersion == 3 && header.payloadSize == UInt64(big.count) && header.totalSize == UInt64(made.count))
+        #expect(throws: OTAImageError.self) {
+            try OTAImageWriter.image(.init(vendorID: 1, productID: 1, softwareVersion: 1, softwareVersionString: ""), payload: [1])
+        }
+    }
 }
