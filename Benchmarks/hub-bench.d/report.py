@@ -129,10 +129,24 @@ def bridge(lines):
         print(f"  memory per bridged light, {small} to {big} (KB)    {fmt(cells[0])} {fmt(cells[1])} {ratio:>8}")
 
 
+def ota(lines):
+    print("== ota: firmware over BDX from our hub (median of runs)")
+    print(f"  {'where':10} {'image MB':>8} {'runs':>5} {'ota update s':>13} {'transfer s':>11} {'MB/s':>7}")
+    for where in ("lab", "loopback"):
+        for mb in sorted({l["mb"] for l in lines}):
+            chosen = [l for l in lines if l["where"] == where and l["mb"] == mb]
+            if not chosen:
+                continue
+            update = statistics.median(l["update_s"] for l in chosen)
+            transfer = statistics.median(l["transfer_s"] for l in chosen)
+            rate = statistics.median(l["bytes"] / l["transfer_s"] / 1e6 for l in chosen if l["transfer_s"] > 0)
+            print(f"  {where:10} {mb:>8} {len(chosen):>5} {update:>13.2f} {transfer:>11.2f} {rate:>7.2f}")
+
+
 def main(path):
     with open(path) as f:
         lines = [json.loads(line) for line in f if line.strip()]
-    sections = {"one-node": one_node, "many-sequential": many_sequential, "bridge": bridge}
+    sections = {"one-node": one_node, "many-sequential": many_sequential, "bridge": bridge, "ota": ota}
     for name, show in sections.items():
         chosen = [l for l in lines if l.get("section") == name]
         if chosen:

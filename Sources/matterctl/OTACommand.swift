@@ -10,7 +10,7 @@ struct OTACommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         name: "ota",
         abstract: "Matter OTA software images",
-        subcommands: [Inspect.self, Make.self, Add.self, List.self, Remove.self])
+        subcommands: [Inspect.self, Make.self, Add.self, List.self, Remove.self, Check.self, Update.self])
 
     static func store(_ args: ParsedArguments) -> OTAImageStore { OTAImageStore(directory: args.stateDirectory + "/ota") }
 

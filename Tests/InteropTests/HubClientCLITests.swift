@@ -11,12 +11,12 @@ struct HubClientCLITests {
     static let hubHost = 22
     static let deviceHost = 23
 
-    static func startDevice(_ lab: Lab, discriminator: Int, port: Int,
-                            faults: [String] = []) async throws -> (process: ChildProcess, qr: String, manual: String) {
+    static func startDevice(_ lab: Lab, discriminator: Int, port: Int, faults: [String] = [],
+                            options: [String] = []) async throws -> (process: ChildProcess, qr: String, manual: String) {
         let dir = "\(lab.directory)/hcc-\(UInt32.random(in: 0...UInt32.max))"
         let device = try lab.spawn(on: deviceHost, [Lab.matterctl, "virtual-device", "--state", dir, "--passcode", "13572468",
                                                     "--discriminator", String(discriminator), "--port", String(port)]
-                                   + faults.flatMap { ["--fault", $0] })
+                                   + faults.flatMap { ["--fault", $0] } + options)
         try #require(await device.waitForLine(timeout: 30) { $0.contains("virtual-device: ready") } != nil, "\(device.text)")
         let lines = device.text.split(separator: "\n").map(String.init)
         let qr = try #require(lines.first { $0.hasPrefix("QR code: ") }).dropFirst(9)
@@ -211,6 +211,48 @@ struct HubClientCLITests {
         #expect(refused.contains(#""matterhub_error":"commissioningSessionActive""#), "\(refused)")
         // The CLI printed the same steps the other client saw.
         #expect(cli.text.contains("[1] discovery") && cli.text.contains("Commissioned node"), "\(cli.text)")
+    }
+
+    /// Firmware from the CLI through the hub: `ota make` wraps a 1 MB payload as version 2 of the
+    /// virtual light (at version 1), `ota add` gives it to the hub, `ota check` offers it, `ota
+    /// update` shows the device's progress and returns once it runs version 2 (downloaded over BDX
+    /// across the lab's link), `ota check` then says it is up to date (exit 2). Without a hub,
+    /// `ota check` says it needs one.
+    @Test func firmwareFromTheCLIThroughTheHub() async throws {
+        let lab = try Lab.shared()
+        let device = try await Self.startDevice(lab, discriminator: 3405, port: 5705, options: ["--software-version", "1"])
+        defer { device.process.kill9() }
+        let state = HubVirtualDeviceTests.newState(lab)
+        let hub = try await Self.startHub(lab, state: state, port: 5593)
+        defer { hub.kill9() }
+        let (commissioned, text) = try await Self.ctl(lab, state, ["commission", device.qr])
+        #expect(commissioned == 0, "\(text)")
+        let node = HubVirtualDeviceTests.nodeHex(try #require(try await HubVirtualDeviceTests.devices(lab, state).first))
+
+        let payload = "\(lab.directory)/firmware-\(UInt32.random(in: 0...UInt32.max))"
+        try Data((0..<1_048_576).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) }).write(to: URL(fileURLWithPath: payload))
+        let (made, madeText) = try await lab.run(on: Self.hubHost, [Lab.matterctl, "ota", "make", payload, payload + ".ota", "--vendor-id", "0xFFF1",
+                                                                   "--product-id", "0x8000", "--version", "2", "--version-string", "2.0.0"])
+        #expect(made == 0, "\(madeText)")
+        let steps: [([String], Int32, String)] = [
+            (["ota", "add", payload + ".ota"], 0, "added FFF1-8000-2.ota: version 2 (2.0.0)"),
+            (["ota", "check", node], 0, "version 2 (2.0.0) is available [local]"),
+            (["ota", "update", node], 0, "runs version 2"),
+            (["ota", "check", node, "--json"], 2, "null"),
+            (["read", node, "basicinformation", "softwareversion"], 0, "0/BasicInformation/SoftwareVersion = 2"),
+        ]
+        for (args, expected, shown) in steps {
+            let (status, out) = try await Self.ctl(lab, state, args)
+            #expect(status == expected && out.contains(shown), "\(args): exit \(status): \(out)")
+            if args.prefix(2) == ["ota", "update"] {
+                #expect(out.contains("  downloading"), "no progress shown: \(out)")
+                print("ota update:\n\(out)")
+            }
+        }
+        print(hub.lines.filter { $0.contains("downloaded FFF1-8000-2.ota") }.joined(separator: "\n"))
+        await hub.stop()
+        let (alone, aloneText) = try await Self.ctl(lab, state, ["ota", "check", node])
+        #expect(alone == 1 && aloneText.contains("needs a running hub"), "exit \(alone): \(aloneText)")
     }
 
     /// `matterctl add` in a real terminal: a wrong code is refused at the prompt with the reason

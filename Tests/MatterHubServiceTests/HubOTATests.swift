@@ -163,6 +163,54 @@ import TestSupport
         for device in devices { await device.shutdown() }
     }
 
+    /// A transfer cut by a hub restart: update_node on the first hub ends saying the hub stopped,
+    /// the device gives the download up and keeps version 1, and update_node on the hub started
+    /// again on the same state installs version 2 (a 4 MB image, so the stop lands mid-transfer).
+    @Test func aTransferCutByAHubRestartIsRetriedAfterIt() async throws {
+        var c = VirtualDeviceConfiguration(discriminator: 434, port: 0, advertises: false)
+        c.softwareVersion = 1
+        let device = try await VirtualDevice(configuration: c)
+        await device.start()
+        let state = NSTemporaryDirectory() + "matterhub-otarestart-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        var configuration = HubServer.Configuration(
+            stateDirectory: state, options: CommissioningOptions(trustStore: try HubServerTests.paaStore(), allowTestDevices: true))
+        configuration.port = 0
+        configuration.discovery = MatterDiscovery(browser: FixedServiceBrowser(
+            [FixedServiceBrowser.commissionable(discriminator: 434, port: await device.port)]))
+        let log = Lines()
+        let first = try await HubServer(configuration, log: { log.append($0) })
+        try await first.start(log: { log.append($0) })
+        try OTATestImage.addMade(payloadBytes: 4 << 20, toStateDirectory: state)
+        let nodeID = try #require(try await first.service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))["node_id"]?.uint64)
+        #expect(await first.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(30)))
+
+        let cut = Task { try await first.service.handle(.updateNode(nodeID: nodeID, softwareVersion: .number(2))) }
+        #expect(await eventually(60) { log.contains("downloading FFF1-8000-2.ota: 25%") }, "\(log.all.withLock { $0 })")
+        await first.stop()
+        do {
+            _ = try await cut.value
+            Issue.record("update_node succeeded although the hub stopped mid-transfer")
+        } catch {
+            #expect("\(error)".contains("the hub is stopping"), "\(error)")
+        }
+        #expect(log.contains("download of FFF1-8000-2.ota ended after"), "\(log.all.withLock { $0 })")
+        // The device notices its provider went (its BlockQuery unanswered) and is back at Idle.
+        #expect(await eventually(60) { await !device.isUpdating }, "the device still thinks it is updating")
+        #expect(await device.softwareVersion == 1)
+
+        let second = try await HubServer(configuration, log: { log.append($0) })
+        try await second.start(log: { log.append($0) })
+        #expect(await second.service.runtime.waitUntilAvailable(NodeID(nodeID), timeout: .seconds(30)))
+        let clock = ContinuousClock(), start = clock.now
+        #expect(try await second.service.handle(.updateNode(nodeID: nodeID, softwareVersion: .number(2))) == .null)
+        #expect(await device.softwareVersion == 2)
+        print("after the restart, update_node with a 4 MB image: \((clock.now - start).milliseconds) ms; "
+              + (log.all.withLock { $0.last { $0.contains("downloaded FFF1-8000-2.ota") } } ?? "no transfer line"))
+        await second.stop()
+        await device.shutdown()
+    }
+
     /// A requestor that asks by itself: the hub writes its DefaultOTAProviders when it
     /// commissions it, and at its next query (every 2 s here; the SDK's once a day) the device
     /// finds the hub's image and installs it, with no update_node.

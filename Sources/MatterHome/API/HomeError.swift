@@ -42,6 +42,9 @@ public struct HomeError: Error, Sendable, CustomStringConvertible {
         /// storage cannot be read or moved, the hub already holds devices, or the storage changed
         /// since the dry run; the message says which and what to do.
         case importRefused
+        /// A firmware update that could not be checked or installed (the hub's `check_node_update`
+        /// and `update_node`); the message names the step that failed and what to do.
+        case updateFailed
     }
 
     public let code: Code

@@ -61,6 +61,11 @@ final class HubConnection: Sendable {
         try await call(command.name.rawValue, command.arguments, timeout: timeout, onEvent: onEvent)
     }
 
+    /// Runs one of the Matter Server API's own commands (``CommandName``) with its arguments.
+    func call(_ command: CommandName, _ args: KeyValuePairs<String, JSONValue>, timeout: Duration = .seconds(60)) async throws(HomeError) -> JSONValue {
+        try await call(command.rawValue, .object(args), timeout: timeout)
+    }
+
     /// Runs a command and returns its result. `onEvent` hears every `matterhub/...` event until
     /// the result arrives, with the command's message ID.
     private func call(_ command: String, _ args: JSONValue = .object(JSONObject()), timeout: Duration = .seconds(60),

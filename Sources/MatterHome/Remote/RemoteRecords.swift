@@ -83,6 +83,11 @@ enum RemoteRecords {
         if let name = e.homeError, let code = HomeError.Code(rawValue: name) {
             return HomeError(code, e.details, commissioningError: e.commissioning.flatMap(commissioningError))
         }
+        switch e.code {
+        case .updateCheckError, .updateError: return HomeError(.updateFailed, e.details)
+        case .nodeNotExists: return HomeError(.deviceNotFound, e.details)
+        default: break
+        }
         // A plain OHF error (bad arguments, or a command this hub does not know).
         return HomeError(.hubUnavailable, "the hub answered \(e.code.name): \(e.details)")
     }

@@ -135,8 +135,11 @@ extension HubService {
         }
         func percent(_ sent: UInt64, _ length: UInt64) -> String { length == 0 ? "0 %" : "\(sent * 100 / length) %" }
         while true {
-            do { try await Task.sleep(for: .milliseconds(200)) } catch {
-                throw APIError(.updateError, "update_node: the hub is stopping; node \(id.rawValue)'s update was left unfinished")
+            // A stop cuts the transfer too: say so rather than what the cut looks like.
+            try? await Task.sleep(for: .milliseconds(200))
+            if Task.isCancelled || isStopping {
+                throw APIError(.updateError, "update_node: the hub is stopping; node \(id.rawValue)'s update was left unfinished "
+                               + "(it still runs its old version; ask again once the hub is back)")
             }
             let cache = await runtime.attributes(of: id)
             let running = try? cache[ConcreteAttributePath(0, .basicInformation, Basic.softwareVersion)]?.unsigned(as: UInt32.self)

@@ -64,7 +64,12 @@ public final class HubService: HubBackend, Sendable {
         var removed: Set<NodeID> = []
         /// set_wifi_credentials and set_thread_dataset together (each is an fsync).
         var credentialWrites = WriteRateLimit()
+        /// stop() has begun: what fails from now on fails because the hub stops.
+        var stopping = false
     }
+
+    /// The hub is stopping (a failure now is the stop's, not the device's).
+    var isStopping: Bool { state.withLock { $0.stopping } }
 
     /// Refuses a network credential write beyond the rate limit, saying when to try again.
     func takeCredentialWrite(_ command: String) throws(APIError) {
@@ -161,6 +166,7 @@ public final class HubService: HubBackend, Sendable {
     }
 
     public func stop() async {
+        state.withLock { $0.stopping = true }
         reportSubscriptions.endAll()
         await topologyWatch.stop()
         await node.stop()

@@ -128,6 +128,7 @@ extension HubNode {
         var reported = 0
         var sentSoFar: UInt64 = 0
         peerNode.map { ledger.record($0, .downloading(sent: 0, length: length)) }
+        let clock = ContinuousClock(), started = clock.now
         do {
             try await BDXSender.serve(exchange, initMessage: initMessage, length: length, stallTimeout: otaTimeouts.transferStall,
                                       read: { offset, count in
@@ -144,12 +145,27 @@ extension HubNode {
                 }
             })
             peerNode.map { ledger.record($0, .downloaded) }
+            log("hub: node \(peer) downloaded \(name): \(OTATransferRate(bytes: length, took: clock.now - started))")
         } catch {
-            log("hub: node \(peer) download of \(name) ended: \(error)")
+            log("hub: node \(peer) download of \(name) ended after \(OTATransferRate(bytes: sentSoFar, took: clock.now - started)): \(error)")
             let reason = if case .messaging(.timeout) = error.kind {
                 "no BlockQuery for \(otaTimeouts.transferStall) (the transfer stalled; the hub ended it)"
             } else { error.description }
             peerNode.map { ledger.record($0, .transferFailed(sent: sentSoFar, length: length, reason: reason)) }
         }
+    }
+}
+
+/// "10485760 bytes in 4.2 s (2.4 MB/s)": how fast a BDX transfer went, for the log (the rate
+/// devices actually download at, over their real link, is what a slow update is judged by).
+struct OTATransferRate: CustomStringConvertible {
+    let bytes: UInt64
+    let took: Duration
+
+    var description: String {
+        let seconds = took.milliseconds / 1000
+        guard seconds > 0 else { return "\(bytes) bytes" }
+        let rate = Double(bytes) / seconds / 1_000_000
+        return "\(bytes) bytes in \((seconds * 10).rounded() / 10) s (\(rate < 0.1 ? "\(Int(rate * 1000)) kB/s" : "\((rate * 10).rounded() / 10) MB/s"))"
     }
 }
