@@ -82,7 +82,7 @@ extension OTACommand {
                 let progress = args.flag("--quiet") ? nil : Task { await showProgress(of: device) }
                 defer { progress?.cancel() }
                 try await device.installUpdate(version: version)
-                Output.out("node \(node) runs version \(version) (\(Int((clock.now - started) / .seconds(1))) s)")
+                Output.out("node \(node) runs version \(version) (\(Double(Int((clock.now - started) / .milliseconds(100))) / 10) s)")
             } catch let error as HomeError {
                 throw CommandFailure(error.description)
             }

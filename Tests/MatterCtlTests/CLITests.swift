@@ -62,6 +62,9 @@ import TestSupport
                                      "--version", "2", "--version-string", "2.0"], usesHubState: false, status: 1),
         "ota add": Case(arguments: ["/nonexistent/image.ota"], usesHubState: true, status: 1, createsState: false),
         "ota list": Case(arguments: [], usesHubState: true, status: 0, createsState: false),
+        // Without a running hub they open the state to find the node, and find none.
+        "ota check": Case(arguments: ["0x1"], usesHubState: true, status: 1),
+        "ota update": Case(arguments: ["0x1", "--quiet"], usesHubState: true, status: 1),
         "ota remove": Case(arguments: ["FFF1-8000-2.ota"], usesHubState: true, status: 1, createsState: false),
         "cert convert": Case(arguments: [certificate, "--to", "der"], usesHubState: false, status: 0),
         "cert decode": Case(arguments: [certificate], usesHubState: false, status: 0),

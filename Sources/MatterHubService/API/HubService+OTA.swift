@@ -178,7 +178,13 @@ extension HubService {
                                   + (running.map { " (it reports version \($0))" } ?? ""))
                 }
             case .applied(let version):
-                if version == target { return }
+                // NotifyUpdateApplied comes before the resubscription shows the new
+                // SoftwareVersion: wait (a while) for the cache, so that a read right after
+                // update_node returns sees the version it installed.
+                if version == target {
+                    if quiet > min(limits.reboot, .seconds(30)) { return }
+                    continue
+                }
                 throw failure("reports it applied version \(version), not \(target)")
             }
         }
