@@ -116,7 +116,7 @@ let package = Package(
                                "MatterInteractionMessaging",
                                "MatterMessaging", "MatterSecureChannel", "MatterCertificates", "MatterDiscovery", "MatterTLV",
                                "MatterCrypto", "MatterNetworkCredentials", "MatterSetupPayload", "MatterPlatform", "MatterMigration",
-                               "MatterOTA", "MatterBDX"],
+                               "MatterOTA", "MatterBDX", "MatterTrustStore"],
                 // The dashboard is compiled in (embedInCode: no resource bundle, whose generated
                 // accessor would import Foundation and link ICU and libcurl).
                 resources: ["index.html", "dashboard.css", "dashboard.js"].map { .embedInCode("Dashboard/" + $0) },
@@ -231,7 +231,7 @@ let package = Package(
                     dependencies: ["MatterClusters", "MatterHubService", "MatterHome", "MatterVirtualDevice", "MatterMessaging", "MatterCertificates",
                                    "MatterCommissioning", "MatterDiscovery", "MatterInteraction", "MatterTLV", "MatterServerAPI",
                                    "MatterWebSocket", "MatterSetupPayload", "MatterOTA", "MatterBDX", "MatterSecureChannel",
-                                   "MatterInteractionMessaging", "MatterCrypto", "TestSupport"],
+                                   "MatterInteractionMessaging", "MatterCrypto", "MatterTrustStore", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "MatterNetworkCredentialsTests",
                     dependencies: ["MatterNetworkCredentials", "MatterCrypto", "TestSupport"], swiftSettings: strict),

@@ -6,6 +6,7 @@ import MatterCommissioning
 import MatterHome
 import MatterHubService
 import MatterPlatform
+import MatterTrustStore
 
 /// `matterctl hub serve|token|status`: the long-running hub and its credentials.
 struct HubCommand: ParsableCommand {
@@ -44,6 +45,9 @@ struct HubCommand: ParsableCommand {
                        repeatable: true),
                 .value("--allow-host", "NAME", help: "a host name loopback listeners answer to, e.g. a Docker service name (repeatable)",
                        repeatable: true),
+                .value("--ota-dcl", "URL", help: "where firmware updates are looked up besides the hub's images: main-net (the default), "
+                       + "test-net, off, or a DCL REST URL; MATTERHUB_OTA_DCL sets the default"),
+                .value("--ota-dcl-ca", "FILE", help: "also trust the CA certificates in FILE (PEM) for the DCL and its image hosts"),
                 .flag("--no-auto-subscription", help: "keep CASE sessions but no subscription of the hub's own; clients subscribe (schema 14's subscribe) or enable_auto_subscription per node"),
             ],
             examples: ["matterctl hub serve", "matterctl hub serve --listen 192.168.1.10 --port 5580"])
@@ -60,6 +64,8 @@ struct HubCommand: ParsableCommand {
             configuration.allowedOrigins = args.values("--allow-origin")
             configuration.allowedHosts = args.values("--allow-host")
             configuration.autoSubscription = !args.flag("--no-auto-subscription")
+            configuration.firmwareDCL = try firmwareDCL(args.value("--ota-dcl") ?? ProcessInfo.processInfo.environment["MATTERHUB_OTA_DCL"],
+                                                        trustedCAFile: args.value("--ota-dcl-ca"))
             for origin in HubServer.Configuration.invalidOrigins(configuration.allowedOrigins) {
                 throw UsageError("--allow-origin \(origin): an origin is http:// or https:// with a host and an optional port, no path")
             }
@@ -87,6 +93,24 @@ struct HubCommand: ParsableCommand {
             await server.stop()
             return 0
         }
+    }
+
+    /// `--ota-dcl`: main-net (also when not given), test-net, off, or an http(s) URL.
+    static func firmwareDCL(_ text: String?, trustedCAFile: String?) throws -> FirmwareDCL? {
+        let base: URL
+        switch text ?? "main-net" {
+        case "off": return nil
+        case "main-net": base = DCLClient.production
+        case "test-net": base = DCLClient.testNet
+        case let other:
+            guard let url = URL(string: other), let scheme = url.scheme?.lowercased(), scheme == "https" || scheme == "http",
+                  url.host != nil else { throw UsageError("--ota-dcl expects main-net, test-net, off or an http(s) URL, got '\(other)'") }
+            base = url
+        }
+        if let file = trustedCAFile, !FileManager.default.isReadableFile(atPath: file) {
+            throw UsageError("--ota-dcl-ca \(file): no such readable file")
+        }
+        return FirmwareDCL(client: DCLClient(base: base, http: HTTPClientFetcher(timeout: 10, trustedCAFile: trustedCAFile)))
     }
 
     /// Lifts the soft limit on open descriptors to the hard one: 1,024 WebSocket clients and the

@@ -1,9 +1,11 @@
+import FoundationEssentials
 import MatterClusters
 import MatterHome
 import MatterInteraction
 import MatterOTA
 import MatterServerAPI
 import MatterTLV
+import MatterTrustStore
 
 /// `check_node_update` and `update_node` (python-matter-server's shapes) from the images the hub
 /// offers (`matterctl ota add`): a node has an update when the store holds a newer image for its
@@ -28,25 +30,83 @@ extension HubService {
         return (vendor, product, version)
     }
 
-    /// The newest stored image that can update the node, if any.
-    func availableUpdate(_ id: NodeID, for command: String) async throws(APIError) -> OTAImageStore.Image? {
+    /// The newest update for the node: the hub's own images and, when one is set, the DCL's
+    /// published versions (the newer wins; the hub's image on a tie, as it needs no download).
+    /// A DCL that cannot be reached is skipped (and left alone for a while) when the hub holds
+    /// an image; otherwise its failure is the answer.
+    func availableUpdate(_ id: NodeID, for command: String) async throws(APIError) -> FirmwareOffer? {
         let installed = try await installedSoftware(id, for: command)
-        return node.imageStore?.best(vendorID: installed.vendor, productID: installed.product, currentVersion: installed.version)
+        let local = node.imageStore?.best(vendorID: installed.vendor, productID: installed.product, currentVersion: installed.version)
+            .map(FirmwareOffer.local)
+        guard let dcl = firmwareDCLToAsk else { return local }
+        let published: DCLModelVersion?
+        do {
+            published = try await dcl.client.newestUpdate(vendorID: installed.vendor, productID: installed.product,
+                                                           currentVersion: installed.version)
+        } catch {
+            if error.code == .unreachable { quietFirmwareDCL() }
+            if local != nil {
+                logger("hub: \(command): the DCL was not asked for node \(id.rawValue)'s firmware: \(error.message); the hub's own image is offered")
+                return local
+            }
+            throw APIError(.updateCheckError, "\(command): cannot ask the DCL (\(dcl.client.base.absoluteString)) for updates of node "
+                           + "\(id.rawValue): \(error.message); the hub asks again in \(FirmwareDCL.unreachableBackoff), or add an image "
+                           + "with 'matterctl ota add FILE'")
+        }
+        guard let published else { return local }
+        if let local, local.version >= published.softwareVersion { return local }
+        return .dcl(published, source: dcl.source)
+    }
+
+    /// The stored image of an offer: a DCL version is fetched first (checked against the
+    /// ledger's size and checksum, then as any image is: header and digest) and kept, so a retry
+    /// does not fetch it again.
+    func storedImage(of offer: FirmwareOffer, for id: NodeID) async throws(APIError) -> OTAImageStore.Image {
+        switch offer {
+        case .local(let image):
+            return image
+        case .dcl(let record, _):
+            guard let store = node.imageStore, let dcl = firmwareDCL else {
+                throw APIError(.updateError, "update_node: this hub takes no firmware images")
+            }
+            if let held = store.images().first(where: {
+                $0.header.vendorID == record.vendorID && $0.header.productID == record.productID
+                    && $0.header.softwareVersion == record.softwareVersion
+            }) { return held }
+            let started = ContinuousClock.now
+            let bytes: [UInt8]
+            do { bytes = try await dcl.client.otaImage(record) } catch {
+                throw APIError(.updateError, "update_node: version \(record.softwareVersion) for node \(id.rawValue) could not be fetched "
+                               + "from the DCL's otaUrl: \(error.message); the node still runs its old version")
+            }
+            let staging = store.directory + "/uploads/dcl-\(record.vendorID)-\(record.productID)-\(record.softwareVersion).part"
+            defer { try? FileManager.default.removeItem(atPath: staging) }
+            do {
+                try FileManager.default.createDirectory(atPath: store.directory + "/uploads", withIntermediateDirectories: true,
+                                                        attributes: [.posixPermissions: 0o700])
+                try Data(bytes).write(to: URL(fileURLWithPath: staging))
+                // Checked before it is stored: an image of another version must not replace that
+                // version's image.
+                let header = try OTAImageFile.header(path: staging)
+                guard header.vendorID == record.vendorID, header.productID == record.productID,
+                      header.softwareVersion == record.softwareVersion else {
+                    throw OTAImageError(.unreadable, "its header says version \(header.softwareVersion) of "
+                                        + "\(header.vendorID)/\(header.productID), not the DCL's")
+                }
+                let image = try store.add(path: staging)
+                logger("hub: fetched \(image.name) from the DCL: \(OTATransferRate(bytes: UInt64(bytes.count), took: .now - started))")
+                return image
+            } catch let error as OTAImageError {
+                throw APIError(.updateError, "update_node: the DCL's image of version \(record.softwareVersion) was refused: "
+                               + "\(error.description); the node still runs its old version")
+            } catch {
+                throw APIError(.updateError, "update_node: the DCL's image could not be stored: \(error)")
+            }
+        }
     }
 
     /// python-matter-server's MatterSoftwareVersion for a stored image (update_source "local").
-    static func softwareVersionJSON(_ image: OTAImageStore.Image) -> JSONValue {
-        let h = image.header
-        return .object([
-            "vid": .integer(h.vendorID), "pid": .integer(h.productID),
-            "software_version": .integer(h.softwareVersion), "software_version_string": .string(h.softwareVersionString),
-            "firmware_information": .null,
-            "min_applicable_software_version": .integer(h.minApplicableVersion ?? 0),
-            "max_applicable_software_version": .integer(h.maxApplicableVersion ?? h.softwareVersion &- 1),
-            "release_notes_url": h.releaseNotesURL.map { .string($0) } ?? .null,
-            "update_source": .string("local"),
-        ])
-    }
+    static func softwareVersionJSON(_ image: OTAImageStore.Image) -> JSONValue { FirmwareOffer.local(image).json }
 
     public var otaUploadDirectory: String? { node.imageStore.map { $0.directory + "/uploads" } }
 
@@ -64,7 +124,7 @@ extension HubService {
     }
 
     func checkNodeUpdate(_ id: NodeID) async throws(APIError) -> JSONValue {
-        try await availableUpdate(id, for: "check_node_update").map(Self.softwareVersionJSON) ?? .null
+        try await availableUpdate(id, for: "check_node_update")?.json ?? .null
     }
 
     /// Installs `version` on the node, as python-matter-server's update_node does: returns once
@@ -87,17 +147,14 @@ extension HubService {
     /// Tells the node to fetch `version` from the hub: AnnounceOTAProvider with reason
     /// UpdateAvailable, naming the hub's node on endpoint 0.
     private func announceUpdate(_ id: NodeID, to version: SoftwareVersion) async throws(APIError) -> OTAImageStore.Image {
-        guard let image = try await availableUpdate(id, for: "update_node") else {
+        guard let offer = try await availableUpdate(id, for: "update_node") else {
             throw APIError(.updateError, "update_node: the hub has no newer image for node \(id.rawValue); add one with 'matterctl ota add FILE'")
         }
-        let asked: Bool = switch version {
-        case .number(let n): n == image.header.softwareVersion
-        case .string(let s): s == image.header.softwareVersionString || s == String(image.header.softwareVersion)
+        guard offer.matches(version) else {
+            throw APIError(.updateError, "update_node: the hub offers version \(offer.version) "
+                           + "(\(offer.versionString)) for node \(id.rawValue), not \(version.text)")
         }
-        guard asked else {
-            throw APIError(.updateError, "update_node: the hub offers version \(image.header.softwareVersion) "
-                           + "(\(image.header.softwareVersionString)) for node \(id.rawValue), not \(version.text)")
-        }
+        let image = try await storedImage(of: offer, for: id)
         let requestor = await runtime.attributes(of: id).keys.contains { $0.endpoint == 0 && $0.cluster == .otaSoftwareUpdateRequestor }
         guard requestor else {
             throw APIError(.updateError, "update_node: node \(id.rawValue) has no OTA Software Update Requestor cluster, so it cannot "

@@ -66,6 +66,28 @@ public final class HubService: HubBackend, Sendable {
         var credentialWrites = WriteRateLimit()
         /// stop() has begun: what fails from now on fails because the hub stops.
         var stopping = false
+        /// Where firmware comes from besides the hub's images, and until when it is not asked
+        /// (it could not be reached).
+        var firmwareDCL: FirmwareDCL?
+        var firmwareDCLQuietUntil: ContinuousClock.Instant?
+    }
+
+    /// The DCL asked for firmware besides the hub's images (nil: the hub's images only).
+    public func setFirmwareDCL(_ dcl: FirmwareDCL?) {
+        state.withLock { $0.firmwareDCL = dcl; $0.firmwareDCLQuietUntil = nil }
+    }
+
+    /// The DCL to ask now: none while it is left alone after a failure to reach it.
+    var firmwareDCLToAsk: FirmwareDCL? {
+        let now = ContinuousClock.now
+        return state.withLock { s in s.firmwareDCLQuietUntil.map { now < $0 } == true ? nil : s.firmwareDCL }
+    }
+
+    var firmwareDCL: FirmwareDCL? { state.withLock { $0.firmwareDCL } }
+
+    /// The DCL could not be reached: leave it alone for a while.
+    func quietFirmwareDCL() {
+        state.withLock { $0.firmwareDCLQuietUntil = .now + FirmwareDCL.unreachableBackoff }
     }
 
     /// The hub is stopping (a failure now is the stop's, not the device's).

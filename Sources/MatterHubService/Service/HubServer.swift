@@ -33,6 +33,9 @@ public final class HubServer: Sendable {
         /// Keep the hub's own subscription to every node (`--no-auto-subscription` turns it off:
         /// clients subscribe with schema 14's `subscribe`, or switch it on per node).
         public var autoSubscription = true
+        /// The DCL asked for firmware besides the hub's images (`--ota-dcl`; nil: the hub's
+        /// images only, as in-process tests want).
+        public var firmwareDCL: FirmwareDCL?
         /// Called after each step of every commissioning through the API (progress logs, crash
         /// tests).
         public var onCommissioningStep: @Sendable (StepTiming) -> Void = { _ in }
@@ -78,6 +81,7 @@ public final class HubServer: Sendable {
         service = try await HubService(hub: hub, options: configuration.options,
                                        runtime: NodeRuntime(hub: hub, autoSubscribes: configuration.autoSubscription),
                                        onCommissioningStep: configuration.onCommissioningStep)
+        service.setFirmwareDCL(configuration.firmwareDCL)
         let hosts = configuration.listen.isEmpty ? ["127.0.0.1", "::1"] : configuration.listen
         var addresses = hosts.map { ListenAddress.tcp(host: $0 == "localhost" ? "127.0.0.1" : $0, port: configuration.port) }
         addresses.append(.unix(path: configuration.stateDirectory + "/hub.sock"))
