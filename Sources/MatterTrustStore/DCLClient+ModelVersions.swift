@@ -23,6 +23,24 @@ public struct DCLModelVersion: Sendable, Hashable {
     public var maxApplicableSoftwareVersion: UInt32
     public var releaseNotesURL: String?
 
+    public init(vendorID: UInt16, productID: UInt16, softwareVersion: UInt32, softwareVersionString: String, firmwareInformation: String?,
+                softwareVersionValid: Bool, otaURL: String?, otaFileSize: UInt64?, otaChecksum: String?, otaChecksumType: Int?,
+                minApplicableSoftwareVersion: UInt32, maxApplicableSoftwareVersion: UInt32, releaseNotesURL: String?) {
+        self.vendorID = vendorID
+        self.productID = productID
+        self.softwareVersion = softwareVersion
+        self.softwareVersionString = softwareVersionString
+        self.firmwareInformation = firmwareInformation
+        self.softwareVersionValid = softwareVersionValid
+        self.otaURL = otaURL
+        self.otaFileSize = otaFileSize
+        self.otaChecksum = otaChecksum
+        self.otaChecksumType = otaChecksumType
+        self.minApplicableSoftwareVersion = minApplicableSoftwareVersion
+        self.maxApplicableSoftwareVersion = maxApplicableSoftwareVersion
+        self.releaseNotesURL = releaseNotesURL
+    }
+
     /// Whether a node running `current` may install this version (python-matter-server's rule:
     /// valid, `current` within min...max, and an image to fetch).
     public func applies(to current: UInt32) -> Bool {
