@@ -29,9 +29,13 @@ let package = Package(
         .systemLibrary(name: "CQREncode", path: "CShims/CQREncode", pkgConfig: "libqrencode",
                        providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CZlib", path: "CShims/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        // OpenSSL 3 libcrypto and libssl (the trust store's HTTPS client) behind C helpers for
-        // what Swift cannot call (macros, variadics, OSSL_PARAM arrays). Only MatterCrypto imports it.
-        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("ssl"), .linkedLibrary("crypto")]),
+        // OpenSSL 3 libcrypto behind C helpers for what Swift cannot call (macros, variadics,
+        // OSSL_PARAM arrays). Only MatterCrypto imports it.
+        .target(name: "COpenSSL", path: "CShims/COpenSSL", linkerSettings: [.linkedLibrary("crypto")]),
+
+        // libcurl (OpenSSL flavour) for outbound HTTP(S): the DCL, CRLs, firmware. Only
+        // MatterTrustStore imports it.
+        .target(name: "CCurl", path: "CShims/CCurl", linkerSettings: [.linkedLibrary("curl")]),
 
         // recvmsg with IPV6_PKTINFO/IP_PKTINFO (the arrival interface of each datagram), setns.
         .target(name: "CNet", path: "CShims/CNet"),
@@ -80,7 +84,7 @@ let package = Package(
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
         // folder, DCL updates (its own HTTP/1.1 client; TLS through MatterCrypto) and CRLs.
         // FoundationEssentials, no C; the DCL's JSON through MatterJSON.
-        .target(name: "MatterTrustStore", dependencies: ["MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform", "MatterTLV"],
+        .target(name: "MatterTrustStore", dependencies: ["CCurl", "MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform", "MatterTLV"],
                 swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
         .target(name: "MatterDiscovery", dependencies: ["CAvahi", "MatterTLV"], swiftSettings: strict),
@@ -165,8 +169,6 @@ let package = Package(
                           path: "Fuzz/WebSocketFrameFuzz", swiftSettings: strict),
         .executableTarget(name: "fuzz-server-command", dependencies: ["MatterServerAPI", "MatterClusters", "MatterTLV", "FuzzSupport"],
                           path: "Fuzz/ServerCommandFuzz", swiftSettings: strict),
-        .executableTarget(name: "fuzz-http-response", dependencies: ["MatterTrustStore", "FuzzSupport"],
-                          path: "Fuzz/HTTPResponseFuzz", swiftSettings: strict),
         // The C shims' parsing of peer-controlled bytes, called directly (FUZZ_SANITIZE=address).
         .executableTarget(name: "fuzz-avahi", dependencies: ["CAvahi", "MatterDiscovery", "FuzzSupport"],
                           path: "Fuzz/AvahiFuzz", swiftSettings: strict),

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FoundationEssentials
 import MatterCrypto
 import MatterJSON
@@ -107,10 +110,11 @@ extension DCLClient {
         return nil
     }
 
-    /// The OTA image a version's `otaUrl` points to, checked against the ledger's size and
-    /// checksum (SHA-256, the only type the ledger's products use); an image that does not
-    /// match is refused, never stored.
-    public func otaImage(_ version: DCLModelVersion) async throws(TrustStoreError) -> [UInt8] {
+    /// Downloads the OTA image a version's `otaUrl` points to into `path` (owner-only), checked
+    /// against the ledger's size and checksum (SHA-256, the only type the ledger's products use);
+    /// an image that does not match is removed and refused. Streamed: a large image is never
+    /// held in memory.
+    public func otaImage(_ version: DCLModelVersion, toFile path: String) async throws(TrustStoreError) {
         guard let text = version.otaURL, let url = URL(string: text), let scheme = url.scheme?.lowercased(),
               scheme == "https" || scheme == "http" else {
             throw TrustStoreError(.invalidArgument, "version \(version.softwareVersion) has no usable otaUrl on the DCL")
@@ -120,20 +124,38 @@ extension DCLClient {
             throw TrustStoreError(.responseTooLarge, "the DCL gives version \(version.softwareVersion) an image of \(limit) bytes; "
                                   + "the hub fetches at most \(Self.otaImageLimit)")
         }
-        let image = try await http.get(url, limit: limit)
-        if let size = version.otaFileSize, UInt64(image.count) != size {
-            throw TrustStoreError(.responseInvalid, "\(text) gave \(image.count) bytes; the DCL says \(size)")
+        if let type = version.otaChecksumType, type != 1, version.otaChecksum != nil {
+            throw TrustStoreError(.responseInvalid, "the DCL checks version \(version.softwareVersion) with checksum type \(type); "
+                                  + "the hub checks SHA-256 (type 1) only")
         }
-        if let checksum = version.otaChecksum {
-            guard version.otaChecksumType ?? 1 == 1 else {
-                throw TrustStoreError(.responseInvalid, "the DCL checks version \(version.softwareVersion) with checksum type "
-                                      + "\(version.otaChecksumType ?? 0); the hub checks SHA-256 (type 1) only")
+        do throws(TrustStoreError) {
+            let length = try await http.download(url, toFile: path, limit: limit)
+            if let size = version.otaFileSize, length != size {
+                throw TrustStoreError(.responseInvalid, "\(text) gave \(length) bytes; the DCL says \(size)")
             }
-            guard Data(SHA256.hash(image)).base64EncodedString() == checksum else {
+            if let checksum = version.otaChecksum, try Self.sha256(ofFile: path).base64EncodedString() != checksum {
                 throw TrustStoreError(.responseInvalid, "\(text) does not match the DCL's SHA-256 checksum: the download is damaged "
                                       + "or not the published image")
             }
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
+            throw error
         }
-        return image
+    }
+
+    static func sha256(ofFile path: String) throws(TrustStoreError) -> Data {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw TrustStoreError(.storage, "cannot read \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var hasher = SHA256.Hasher()
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw TrustStoreError(.storage, "cannot read \(path): \(String(cString: strerror(errno)))") }
+            if n == 0 { break }
+            hasher.update(chunk[..<n])
+        }
+        return Data(hasher.finalize())
     }
 }

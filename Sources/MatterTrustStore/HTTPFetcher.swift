@@ -1,181 +1,179 @@
+internal import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import FoundationEssentials
-import MatterCrypto
 import MatterPlatform
-import Synchronization
 
 /// GET over HTTP(S) with a size limit: how the trust store reaches the DCL and CRL
-/// distribution points. Injected, so tests can count requests or fail them.
+/// distribution points, and the hub fetches firmware. Injected, so tests can count requests or
+/// fail them.
 public protocol HTTPFetching: Sendable {
     /// The body of a 200 response to GET `url`, at most `limit` bytes.
     func get(_ url: URL, limit: Int) async throws(TrustStoreError) -> [UInt8]
+    /// The body of a 200 response written to `path` (created or truncated, owner-only), at most
+    /// `limit` bytes; returns its length. For bodies too large to hold in memory (firmware).
+    func download(_ url: URL, toFile path: String, limit: Int) async throws(TrustStoreError) -> UInt64
 }
 
-/// `HTTPFetching` with MatterHub's own HTTP/1.1 client: HTTPS over OpenSSL's libssl (the
-/// system's trusted CAs, host-name verification, TLS 1.2 or later) to the real DCL, plain HTTP
-/// to a loopback stand-in in tests. No Foundation networking, no libcurl.
+extension HTTPFetching {
+    public func download(_ url: URL, toFile path: String, limit: Int) async throws(TrustStoreError) -> UInt64 {
+        let body = try await get(url, limit: limit)
+        do { try Data(body).write(to: URL(fileURLWithPath: path)) } catch {
+            throw TrustStoreError(.storage, "cannot write \(path): \(error)")
+        }
+        return UInt64(body.count)
+    }
+}
+
+/// `HTTPFetching` with libcurl (behind CShims/CCurl): HTTPS with the system's trusted CAs
+/// (OpenSSL's, host names checked, TLS 1.2 or later), HTTP/2 where the server offers it, IPv6 and
+/// IPv4, the proxies the environment names (`https_proxy`, `http_proxy`, `no_proxy`), chunked
+/// and compressed-free bodies.
 ///
-/// One request per connection (`Connection: close`); up to ``maxRedirects`` redirects are
-/// followed (301, 302, 303, 307, 308), never from https to http. A body larger than the limit
-/// is refused as soon as it is seen (a declared Content-Length or chunk size, or the bytes
-/// received), never buffered whole. Errors: `.notFound` for 404, `.responseTooLarge`,
-/// `.responseInvalid` for a response that is not HTTP/1.1, `.invalidArgument` for a URL that is
-/// not http(s), `.unreachable` for everything else (resolving, connecting, TLS, other statuses,
-/// a connection closed early, no progress for ``timeout`` seconds).
+/// Up to ``maxRedirects`` redirects are followed, never from https to http nor to another
+/// scheme. A body larger than the limit is refused as soon as it is seen (a declared
+/// Content-Length, or the bytes received), never buffered whole. Errors: `.notFound` for 404,
+/// `.responseTooLarge`, `.responseInvalid` for an answer that is not HTTP, `.invalidArgument` for
+/// a URL that is not http(s), `.unreachable` for everything else (resolving, connecting, TLS,
+/// other statuses, a connection closed early, no progress for ``timeout`` seconds, the whole
+/// request past six times that).
 public struct HTTPClientFetcher: HTTPFetching {
-    /// Seconds without progress (resolving, connecting, sending, receiving) before a request fails; a
-    /// whole request, redirects included, gets six times this.
+    /// Seconds without progress (resolving, connecting, the handshake, receiving) before a request
+    /// fails; a whole request, redirects included, gets six times this.
     public var timeout: TimeInterval
     /// The most redirects followed for one request.
     public static let maxRedirects = 5
-    private let trust: TrustPolicy
+    private let trustedCAFile: String?
 
     public init(timeout: TimeInterval = 20) {
         self.timeout = timeout
-        trust = TrustPolicy(caFile: nil)
+        trustedCAFile = nil
     }
 
-    /// A fetcher that also trusts the CA certificates in `trustedCAFile` (PEM), for tests
-    /// against a server with a throwaway CA.
+    /// A fetcher that also trusts the CA certificates in `trustedCAFile` (PEM): a DCL mirror with
+    /// a private CA, or tests against a server with a throwaway one.
     package init(timeout: TimeInterval = 20, trustedCAFile: String?) {
         self.timeout = timeout
-        trust = TrustPolicy(caFile: trustedCAFile)
+        self.trustedCAFile = trustedCAFile
     }
 
+    /// libcurl's version line (for logs).
+    public static var libraryVersion: String { String(cString: mh_http_version()) }
+
     public func get(_ url: URL, limit: Int) async throws(TrustStoreError) -> [UInt8] {
-        let cancellation = HTTPCancellation()
+        try await perform(url, limit: limit, into: nil).body
+    }
+
+    public func download(_ url: URL, toFile path: String, limit: Int) async throws(TrustStoreError) -> UInt64 {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw TrustStoreError(.storage, "cannot write \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        return try await perform(url, limit: limit, into: fd).length
+    }
+
+    /// Runs the request on a thread of its own: libcurl blocks for up to `timeout` at a time, and
+    /// the global queue has as many threads as cores (two blocked fetches would stall every other
+    /// user of it); a serial queue targets the overcommitting root queue, which starts a thread
+    /// when all are busy. Task cancellation reaches libcurl's progress callback.
+    private func perform(_ url: URL, limit: Int, into fd: Int32?) async throws(TrustStoreError) -> (body: [UInt8], length: UInt64) {
+        _ = try HTTPRequestTarget(url)  // http(s) with a host, before libcurl sees it
+        if let file = trustedCAFile, !FileManager.default.isReadableFile(atPath: file) {
+            throw TrustStoreError(.invalidArgument, "cannot load trusted CA certificates from \(file): no such readable file")
+        }
+        let cancel = CancelFlag()
+        let (timeout, caFile) = (timeout, trustedCAFile)
         let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<[UInt8], TrustStoreError>, Never>) in
-                // A serial queue of its own, not the global queue: a request blocks its thread for
-                // up to `timeout` at a time, and the global queue has as many threads as cores
-                // (two blocked fetches would stall every other user of it). A serial queue
-                // targets the overcommitting root queue, which starts a thread when all are busy.
-                DispatchQueue(label: "matterhub.trust-store.http").async {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<([UInt8], UInt64), TrustStoreError>, Never>) in
+                DispatchQueue(label: "matterhub.http").async {
                     continuation.resume(returning: Result { () throws(TrustStoreError) in
-                        try fetch(url, limit: limit, cancellation: cancellation)
+                        try Self.fetch(url, limit: limit, fd: fd, timeout: timeout, caFile: caFile, cancel: cancel)
                     })
                 }
             }
         } onCancel: {
-            cancellation.cancel()
+            cancel.set()
         }
-        return try result.get()
+        let (body, length) = try result.get()
+        return (body, length)
     }
 
-    /// The whole request, blocking: each hop of the redirect chain in turn.
-    func fetch(_ url: URL, limit: Int, cancellation: HTTPCancellation) throws(TrustStoreError) -> [UInt8] {
-        let deadline = ContinuousClock.now + .milliseconds(Int64((timeout * 6_000).rounded(.up)))
-        var current = url
-        var target = try HTTPRequestTarget(current)
-        var redirects = 0
-        while true {
-            switch try exchange(target, current, limit: limit, deadline: deadline, cancellation: cancellation) {
-            case .body(let body):
-                return body
-            case .redirect(let location):
-                redirects += 1
-                guard redirects <= Self.maxRedirects else {
-                    throw TrustStoreError(.unreachable, "cannot fetch \(url.absoluteString): more than \(Self.maxRedirects) redirects (the last to \(location))")
-                }
-                guard let next = URL(string: location, relativeTo: current)?.absoluteURL else {
-                    throw TrustStoreError(.responseInvalid, "\(current.absoluteString) redirected to '\(location)', which is not a URL")
-                }
-                let nextTarget: HTTPRequestTarget
-                do throws(TrustStoreError) { nextTarget = try HTTPRequestTarget(next) } catch {
-                    throw TrustStoreError(.unreachable, "cannot fetch \(url.absoluteString): redirected to \(next.absoluteString), which is not an http(s) URL")
-                }
-                guard !target.isTLS || nextTarget.isTLS else {
-                    throw TrustStoreError(.unreachable, "cannot fetch \(url.absoluteString): \(current.absoluteString) redirected to "
-                                          + "\(next.absoluteString); a redirect from https to http is refused")
-                }
-                current = next
-                target = nextTarget
+    /// The whole request, blocking.
+    private static func fetch(_ url: URL, limit: Int, fd: Int32?, timeout: TimeInterval, caFile: String?,
+                              cancel: CancelFlag) throws(TrustStoreError) -> ([UInt8], UInt64) {
+        let stall = max(1, Int(timeout.rounded(.up)))
+        var response = mh_http_response()
+        defer { mh_http_response_free(&response) }
+        url.absoluteString.withCString { urlText in
+            withOptionalCString(caFile) { ca in
+                var request = mh_http_request(url: urlText, extra_ca_file: ca, limit: Int64(limit), stall_seconds: stall,
+                                              total_seconds: stall * 6, max_redirects: maxRedirects, out_fd: fd ?? -1,
+                                              cancel: cancel.pointer)
+                mh_http_get(&request, &response)
             }
         }
+        if Int32(response.outcome) == MH_HTTP_OK.rawValue {
+            let body = response.body.map { Array(UnsafeBufferPointer(start: $0, count: response.body_length)) } ?? []
+            return (body, response.received)
+        }
+        throw failure(response, url: url, limit: limit, stall: stall)
     }
 
-    enum Outcome {
-        case body([UInt8])
-        case redirect(String)
-    }
-
-    /// One request on one connection.
-    private func exchange(_ target: HTTPRequestTarget, _ url: URL, limit: Int, deadline: ContinuousClock.Instant,
-                          cancellation: HTTPCancellation) throws(TrustStoreError) -> Outcome {
+    /// The typed error for a failed request, worded as "cannot fetch <url>: <what happened>".
+    private static func failure(_ r: mh_http_response, url: URL, limit: Int, stall: Int) -> TrustStoreError {
         let name = url.absoluteString
-        func unreachable(_ error: HTTPConnectionError) -> TrustStoreError {
-            TrustStoreError(.unreachable, "cannot fetch \(name): \(error.reason)")
+        let said = text(r.error)
+        let host = url.host(percentEncoded: false) ?? "the server"
+        func unreachable(_ why: String) -> TrustStoreError { TrustStoreError(.unreachable, "cannot fetch \(name): \(why)") }
+        switch mh_http_outcome(rawValue: UInt32(r.outcome)) {
+        case MH_HTTP_STATUS:
+            return TrustStoreError(r.status == 404 ? .notFound : .unreachable, "\(name) answered HTTP \(r.status)")
+        case MH_HTTP_TOO_LARGE:
+            if r.declared_over_limit != 0 {
+                let size = r.declared_length > Int64(limit) ? "\(r.declared_length) bytes" : "a body over the limit"
+                return TrustStoreError(.responseTooLarge, "\(name) declares \(size); the limit is \(limit) bytes")
+            }
+            return TrustStoreError(.responseTooLarge, "\(name) sent more than \(limit) bytes, the limit")
+        case MH_HTTP_STALLED: return unreachable("no data from the server for \(stall) s")
+        case MH_HTTP_DEADLINE: return unreachable("no complete response within \(stall * 6) s")
+        case MH_HTTP_CANCELLED: return unreachable("cancelled")
+        case MH_HTTP_RESOLVE: return unreachable("cannot resolve \(host) (\(said))")
+        case MH_HTTP_CONNECT:
+            return unreachable("cannot connect to \(host) port \(url.port ?? (url.scheme == "https" ? 443 : 80)): \(said)")
+        case MH_HTTP_TLS_VERIFY: return unreachable("the TLS certificate of \(host) failed verification: \(said)")
+        case MH_HTTP_TLS_HANDSHAKE: return unreachable("the TLS handshake with \(host) failed: \(said)")
+        case MH_HTTP_TOO_MANY_REDIRECTS: return unreachable("more than \(maxRedirects) redirects (the last to \(text(r.last_url)))")
+        case MH_HTTP_REDIRECT_REFUSED:
+            let to = text(r.redirect_url).isEmpty ? text(r.last_url) : text(r.redirect_url)
+            return unreachable("redirected to \(to), which is refused: redirects stay on http(s) and never go from https to http")
+        case MH_HTTP_CLOSED_EARLY: return unreachable("the server closed the connection after \(r.received) body bytes (\(said))")
+        case MH_HTTP_NOTHING: return unreachable("the server closed the connection without answering")
+        case MH_HTTP_RECEIVE: return unreachable("receiving broke off after \(r.received) body bytes: \(said)")
+        case MH_HTTP_HEAD_TOO_LARGE:
+            return TrustStoreError(.responseInvalid, "\(name) sent a bad answer: more than libcurl holds (a response head over 100 kB)")
+        case MH_HTTP_MALFORMED: return TrustStoreError(.responseInvalid, "\(name) sent a bad answer: \(said)")
+        case MH_HTTP_WRITE_FAILED: return TrustStoreError(.storage, "cannot keep the body of \(name): out of memory or disk")
+        default: return unreachable(said)
         }
-        let context = target.isTLS ? try trust.context() : nil
-        let connection: HTTPConnection
-        do throws(HTTPConnectionError) {
-            connection = try HTTPConnection(host: target.host, port: target.port, tls: context, timeout: timeout, cancellation: cancellation)
-        } catch { throw unreachable(error) }
-        defer { connection.close() }
-        do throws(HTTPConnectionError) { try connection.send(target.request) } catch { throw unreachable(error) }
+    }
 
-        var parser = HTTPResponseParser(bodyLimit: limit)
-        func step(_ body: (inout HTTPResponseParser) throws(HTTPResponseParser.Failure) -> Void) throws(TrustStoreError) {
-            do throws(HTTPResponseParser.Failure) { try body(&parser) } catch {
-                switch error {
-                case .bodyTooLarge: throw TrustStoreError(.responseTooLarge, "\(name) \(error)")
-                case .malformed, .headTooLong: throw TrustStoreError(.responseInvalid, "\(name) sent a bad answer: \(error)")
-                case .truncated: throw TrustStoreError(.unreachable, "cannot fetch \(name): \(error)")
-                }
-            }
+    private static func text<T>(_ tuple: T) -> String {
+        withUnsafeBytes(of: tuple) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        var reading = false
-        while !parser.isComplete {
-            let bytes: [UInt8]
-            do throws(HTTPConnectionError) { bytes = try connection.receive() } catch { throw unreachable(error) }
-            if bytes.isEmpty {
-                try step { p throws(HTTPResponseParser.Failure) in try p.finish() }
-                break
-            }
-            try step { p throws(HTTPResponseParser.Failure) in try p.consume(bytes) }
-            if !reading, let head = parser.head {
-                switch head.status {
-                case 200:
-                    reading = true
-                    try step { p throws(HTTPResponseParser.Failure) in try p.acceptBody() }
-                case 301, 302, 303, 307, 308:
-                    guard let location = head.field("location"), !location.isEmpty else {
-                        throw TrustStoreError(.unreachable, "\(name) answered HTTP \(head.status) without a Location")
-                    }
-                    return .redirect(location)
-                case 404:
-                    throw TrustStoreError(.notFound, "\(name) answered HTTP 404")
-                default:
-                    throw TrustStoreError(.unreachable, "\(name) answered HTTP \(head.status)")
-                }
-            }
-            guard ContinuousClock.now < deadline else {
-                throw TrustStoreError(.unreachable, "cannot fetch \(name): no complete response within \(String(seconds: timeout * 6))")
-            }
-        }
-        return .body(parser.body)
+    }
+
+    private static func withOptionalCString<R>(_ s: String?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+        guard let s else { return body(nil) }
+        return s.withCString { body($0) }
     }
 }
 
-/// The TLS trust of a fetcher: the system's shared context, or one made on first use with an
-/// extra CA file (tests).
-private final class TrustPolicy: Sendable {
-    private let caFile: String?
-    private let made = Mutex<TLSClientContext?>(nil)
-
-    init(caFile: String?) { self.caFile = caFile }
-
-    func context() throws(TrustStoreError) -> TLSClientContext {
-        do throws(CryptoError) {
-            guard let caFile else { return try TLSClientContext.system() }
-            return try made.withLock { (context: inout TLSClientContext?) throws(CryptoError) -> TLSClientContext in
-                if let context { return context }
-                let fresh = try TLSClientContext(additionalTrustedCAFile: caFile)
-                context = fresh
-                return fresh
-            }
-        } catch {
-            throw TrustStoreError(.invalidArgument, "cannot set up TLS: \(error.message)")
-        }
-    }
+/// A cancellation flag libcurl's progress callback reads (C11 atomic, owned here).
+private final class CancelFlag: @unchecked Sendable {
+    let pointer: OpaquePointer?
+    init() { pointer = mh_http_cancel_new() }
+    func set() { mh_http_cancel_set(pointer) }
+    deinit { mh_http_cancel_free(pointer) }
 }

@@ -1,8 +1,7 @@
 import FoundationEssentials
 
-/// Where a GET goes and the request it sends (RFC 9112 section 3): `GET <path?query> HTTP/1.1`
-/// with `Host`, `User-Agent: MatterHub`, `Accept-Encoding: identity` (the parser takes no
-/// compressed bodies) and `Connection: close`. User information and fragments are not sent.
+/// Where a GET goes, checked before libcurl is given the URL: http or https, a host name or
+/// address, a port, a path a request line can carry.
 package struct HTTPRequestTarget: Sendable, Hashable {
     /// A host name, or an IP address without brackets.
     package let host: String
@@ -34,17 +33,6 @@ package struct HTTPRequestTarget: Sendable, Hashable {
             throw TrustStoreError(.invalidArgument, "\(url.absoluteString) has a path that cannot be sent")
         }
         target = path
-    }
-
-    /// The Host field: the host (IPv6 in brackets) and the port unless it is the scheme's default.
-    package var hostField: String {
-        let name = host.contains(":") ? "[\(host)]" : host
-        return port == (isTLS ? 443 : 80) ? name : "\(name):\(port)"
-    }
-
-    package var request: [UInt8] {
-        Array(("GET \(target) HTTP/1.1\r\nHost: \(hostField)\r\nUser-Agent: MatterHub\r\nAccept: */*\r\n"
-               + "Accept-Encoding: identity\r\nConnection: close\r\n\r\n").utf8)
     }
 
     /// Letters, digits, `-._~` for names; `:` and `%` (a zone) for IPv6 literals.

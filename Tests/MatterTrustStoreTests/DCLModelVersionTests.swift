@@ -65,11 +65,21 @@ import TestSupport
                                    softwareVersionValid: true, otaURL: server.url().absoluteString, otaFileSize: UInt64(server.body.count),
                                    otaChecksum: Data(SHA256.hash(server.body)).base64EncodedString(), otaChecksumType: 1,
                                    minApplicableSoftwareVersion: 0, maxApplicableSoftwareVersion: 2, releaseNotesURL: nil)
-        #expect(try await client.otaImage(good) == server.body)
+        let file = try TrustStoreTests.temporaryDirectory() + "/image.ota"
+        try await client.otaImage(good, toFile: file)
+        #expect(FileManager.default.contents(atPath: file) == Data(server.body))
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "\(String(describing: mode))")
         func refusal(_ change: (inout DCLModelVersion) -> Void) async -> String {
             var v = good
             change(&v)
-            do throws(TrustStoreError) { _ = try await client.otaImage(v); return "accepted" } catch { return error.message }
+            do throws(TrustStoreError) {
+                try await client.otaImage(v, toFile: file)
+                return "accepted"
+            } catch {
+                // A refused download is not left behind.
+                return FileManager.default.fileExists(atPath: file) ? "left on disk: \(error.message)" : error.message
+            }
         }
         #expect(await refusal { $0.otaChecksum = Data(SHA256.hash([0])).base64EncodedString() }.contains("does not match the DCL's SHA-256 checksum"))
         #expect(await refusal { $0.otaFileSize = UInt64(server.body.count + 1) }.contains("the DCL says \(server.body.count + 1)"))

@@ -74,17 +74,19 @@ extension HubService {
                     && $0.header.softwareVersion == record.softwareVersion
             }) { return held }
             let started = ContinuousClock.now
-            let bytes: [UInt8]
-            do { bytes = try await dcl.client.otaImage(record) } catch {
-                throw APIError(.updateError, "update_node: version \(record.softwareVersion) for node \(id.rawValue) could not be fetched "
-                               + "from the DCL's otaUrl: \(error.message); the node still runs its old version")
-            }
             let staging = store.directory + "/uploads/dcl-\(record.vendorID)-\(record.productID)-\(record.softwareVersion).part"
             defer { try? FileManager.default.removeItem(atPath: staging) }
             do {
                 try FileManager.default.createDirectory(atPath: store.directory + "/uploads", withIntermediateDirectories: true,
                                                         attributes: [.posixPermissions: 0o700])
-                try Data(bytes).write(to: URL(fileURLWithPath: staging))
+            } catch {
+                throw APIError(.updateError, "update_node: the hub cannot stage a download in \(store.directory)/uploads: \(error)")
+            }
+            do { try await dcl.client.otaImage(record, toFile: staging) } catch {
+                throw APIError(.updateError, "update_node: version \(record.softwareVersion) for node \(id.rawValue) could not be fetched "
+                               + "from the DCL's otaUrl: \(error.message); the node still runs its old version")
+            }
+            do {
                 // Checked before it is stored: an image of another version must not replace that
                 // version's image.
                 let header = try OTAImageFile.header(path: staging)
@@ -94,7 +96,7 @@ extension HubService {
                                         + "\(header.vendorID)/\(header.productID), not the DCL's")
                 }
                 let image = try store.add(path: staging)
-                logger("hub: fetched \(image.name) from the DCL: \(OTATransferRate(bytes: UInt64(bytes.count), took: .now - started))")
+                logger("hub: fetched \(image.name) from the DCL: \(OTATransferRate(bytes: image.header.totalSize, took: .now - started))")
                 return image
             } catch let error as OTAImageError {
                 throw APIError(.updateError, "update_node: the DCL's image of version \(record.softwareVersion) was refused: "
