@@ -49,7 +49,7 @@ let package = Package(
 
         // What the upper layers need from the platform beyond the standard library and
         // FoundationEssentials (stderr/stdin, threads, printf-style numbers, whitespace trimming),
-        // so that no module links Foundation proper (ICU, libcurl).
+        // so that no module links Foundation proper (ICU, FoundationNetworking).
         .target(name: "MatterPlatform", dependencies: ["CAllocator"], swiftSettings: strict),
 
         // Codecs: standard library only.
@@ -82,8 +82,8 @@ let package = Package(
         // Thread operational datasets and Wi-Fi credentials (a codec; MatterCrypto for SecretBytes).
         .target(name: "MatterNetworkCredentials", dependencies: ["MatterCrypto"], swiftSettings: strict),
         // The PAA trust store: compiled-in production roots, the state directory's trust-store/
-        // folder, DCL updates (its own HTTP/1.1 client; TLS through MatterCrypto) and CRLs.
-        // FoundationEssentials, no C; the DCL's JSON through MatterJSON.
+        // folder, DCL updates and CRLs, and firmware from the DCL (HTTP through libcurl, CCurl).
+        // FoundationEssentials; the DCL's JSON through MatterJSON.
         .target(name: "MatterTrustStore", dependencies: ["CCurl", "MatterCertificates", "MatterCrypto", "MatterJSON", "MatterPlatform", "MatterTLV"],
                 swiftSettings: strict),
         // DNS-SD over the system's avahi-daemon; the only module that imports CAvahi.
