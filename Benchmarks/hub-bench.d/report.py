@@ -103,6 +103,10 @@ def bridge(lines):
             ("device_command round trip (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["rtt_ms"])),
             ("command -> attribute_updated (ms, median)", lambda rs: statistics.median(v for r in rs for v in r["client"]["update_ms"])),
             ("server CPU per toggle and its report (ms)", lambda rs: statistics.median(r["client"].get("cpu_ms_per_toggle", 0) for r in rs)),
+            ("device-side changes a second", lambda rs: statistics.median(r["client"].get("churn_rate", 0) for r in rs)),
+            ("  of them reaching the client (%)", lambda rs: statistics.median(
+                100 * r["client"].get("churn_events", 0) / max(1, r["client"].get("churn_changes", 0)) for r in rs)),
+            ("  server CPU per change (ms)", lambda rs: statistics.median(r["client"].get("cpu_ms_per_change") or 0 for r in rs)),
             ("resident memory (MB)", lambda rs: statistics.median(r["rss_kb"] / 1024 for r in rs))]
     for n in sorted({l["lights"] for l in lines}):
         got = {s: [l for l in lines if l["lights"] == n and l["server"] == s and "error" not in l["client"]] for s in ("ours", "pms")}

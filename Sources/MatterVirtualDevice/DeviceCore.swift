@@ -585,11 +585,12 @@ actor DeviceCore: InteractionDevice {
         }
     }
 
-    func pressButton() {
-        if kind == .bridge {  // the first bridged light
-            let first = DeviceShape.firstBridgedEndpoint
-            bridgedOn[first] = !(bridgedOn[first] ?? false)
-            bump(first, .onOff)
+    /// The light's own button; on a bridge, bridged light `light` (0: the first; wraps around).
+    func pressButton(light: Int = 0) {
+        if kind == .bridge {
+            let endpoint = EndpointID(DeviceShape.firstBridgedEndpoint.rawValue + UInt16(light % max(shape.bridgedLights, 1)))
+            bridgedOn[endpoint] = !(bridgedOn[endpoint] ?? false)
+            bump(endpoint, .onOff)
             return
         }
         state.onOff.toggle()

@@ -157,7 +157,8 @@ public actor VirtualDevice {
     public var isCommissioningWindowOpen: Bool { get async { await core.window != nil } }
 
     /// Toggles the light from the device side (its own button): a change no controller made.
-    public func pressButton() async { await core.pressButton() }
+    /// On a bridge, bridged light `light` (0 is the first; wraps around).
+    public func pressButton(light: Int = 0) async { await core.pressButton(light: light) }
 
     /// Downloads `designator` over BDX, receiver-driven, from the peer of a CASE session (the
     /// newest), as an OTA requestor downloads its image (`virtual-device --fetch`).

@@ -20,7 +20,8 @@ struct VirtualDeviceCommand: ParsableCommand {
             own state directory, never the hub's. With --count N, N devices run in this one process on \
             consecutive ports and discriminators from --port and --discriminator (state in DIR/1 ... DIR/N), \
             each one's codes printed before the one 'ready' line. A line 'press' on stdin presses every \
-            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's. \
+            device's button (the light toggles itself, as from its own switch); 'press N' presses device N's; \
+            'churn R' presses the buttons in turn (a bridge's lights one after another), R a second, until 'churn 0'. \
             With --network wifi|thread its NetworkCommissioning cluster manages a simulated interface that \
             accepts any credentials (faults wrong-network-credentials and network-not-found refuse them) and \
             joins the operational network on ConnectNetwork; the fail-safe's expiry makes it forget them again.
@@ -228,8 +229,17 @@ struct VirtualDeviceCommand: ParsableCommand {
                     pending.append(contentsOf: buffer[0..<n])
                 }
             }
+            // 'churn R': R device-side changes a second (a light toggled by its own button, the
+            // next one each time: a bridge's bridged lights, or the devices in turn) until 'churn 0'.
+            var churn: Task<Void, Never>?
             while let line = nextLine() {
                 let words = line.split(separator: " ")
+                if words.first == "churn", words.count == 2, let rate = Double(words[1]), rate >= 0, rate <= 1000 {
+                    churn?.cancel()
+                    churn = rate == 0 ? nil : Task { await churnButtons(devices, perSecond: rate) }
+                    Output.err("virtual-device: churn \(rate) changes a second")
+                    continue
+                }
                 if words.first == "lights", words.count == 2, let n = Int(words[1]) {
                     // A bridge's lights added or removed live (the first device's).
                     Task {
@@ -239,7 +249,7 @@ struct VirtualDeviceCommand: ParsableCommand {
                 }
                 guard words.first == "press" else {
                     Output.err("virtual-device: unknown input '\(line)'; 'press' or 'press N' presses a device's button, "
-                               + "'lights N' gives a bridge N bridged lights")
+                               + "'lights N' gives a bridge N bridged lights, 'churn R' makes R changes a second ('churn 0' stops)")
                     continue
                 }
                 let chosen: [VirtualDevice]
@@ -253,6 +263,22 @@ struct VirtualDeviceCommand: ParsableCommand {
                 }
                 Task { for device in chosen { await device.pressButton() } }
             }
+        }
+    }
+
+    /// Presses the buttons in turn, `perSecond` times a second, on a fixed schedule (a late
+    /// press does not shift the next), until cancelled.
+    static func churnButtons(_ devices: [VirtualDevice], perSecond rate: Double) async {
+        let clock = ContinuousClock()
+        let period = Duration.nanoseconds(Int64(1e9 / rate))
+        var next = clock.now
+        var count = 0
+        while !Task.isCancelled {
+            let device = devices[count % devices.count]
+            await device.pressButton(light: count / devices.count)
+            count += 1
+            next += period
+            try? await clock.sleep(until: next)
         }
     }
 

@@ -95,4 +95,40 @@ import TestSupport
         await hub.stop()
         await device.shutdown()
     }
+
+    /// A bridge whose lights change by themselves (their own switches, one after another, as
+    /// `virtual-device`'s 'churn R' does): every change reaches a listening client as
+    /// attribute_updated, and the hub's cache ends with every light on.
+    @Test func aBridgeChangingItsLightsByItselfIsFollowed() async throws {
+        let lights = 20
+        var c = VirtualDeviceConfiguration(discriminator: 442, port: 0, kind: .bridge, advertises: false)
+        c.bridgedLights = lights
+        let device = try await VirtualDevice(configuration: c)
+        await device.start()
+        let hub = try await InProcessHub.start(devices: [(442, await device.port)], name: "bridgechurn")
+        let service = hub.service, server = hub.server
+        let nodeID = try #require(try await service.handle(.commissionWithCode(code: device.qrCode, networkOnly: true))["node_id"]?.uint64)
+        let listener = try await HubTestConnection(port: try #require(server.api.webSocket.tcpPort))
+        _ = try await listener.call("start_listening", .null)
+
+        let clock = ContinuousClock(), start = clock.now
+        for light in 0..<lights { await device.pressButton(light: light) }
+        for light in 0..<lights { #expect(await device.bridgedLightIsOn(UInt16(2 + light))) }
+        // In whatever order the reports bring them.
+        var heard = Set<String>()
+        let wanted = Set((0..<lights).map { "\(2 + $0)/6/0" })
+        while !wanted.isSubset(of: heard) {
+            let data = try await listener.event("attribute_updated") { data in
+                data.array?.first?.uint64 == nodeID && data.array?[2] == .bool(true)
+            }
+            if let path = data.array?[1].string { heard.insert(path) }
+        }
+        print("\(lights) device-side changes across a bridge's lights reached a client in \((clock.now - start).milliseconds) ms")
+        let node = try #require(await service.nodes().first)
+        for light in 0..<lights {
+            #expect(node.attributes[AttributePath(endpoint: UInt16(2 + light), cluster: 6, attribute: 0)] == .bool(true))
+        }
+        await hub.stop()
+        await device.shutdown()
+    }
 }
