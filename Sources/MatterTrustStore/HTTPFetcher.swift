@@ -95,8 +95,7 @@ public struct HTTPClientFetcher: HTTPFetching {
         } onCancel: {
             cancel.set()
         }
-        let (body, length) = try result.get()
-        return (body, length)
+        return try result.get()
     }
 
     /// The whole request, blocking.

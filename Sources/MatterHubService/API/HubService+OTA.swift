@@ -107,9 +107,6 @@ extension HubService {
         }
     }
 
-    /// python-matter-server's MatterSoftwareVersion for a stored image (update_source "local").
-    static func softwareVersionJSON(_ image: OTAImageStore.Image) -> JSONValue { FirmwareOffer.local(image).json }
-
     public var otaUploadDirectory: String? { node.imageStore.map { $0.directory + "/uploads" } }
 
     /// An uploaded image (`POST /ota-upload/<id>`), checked and added as `matterctl ota add` does.
@@ -119,7 +116,7 @@ extension HubService {
             let image = try store.add(path: path)
             let h = image.header
             logger("hub: uploaded OTA image stored as \(image.name) (version \(h.softwareVersion) \"\(h.softwareVersionString)\")")
-            return Self.softwareVersionJSON(image)
+            return FirmwareOffer.local(image).json
         } catch {
             throw APIError(.otaUploadError, "The uploaded image was refused: \(error.description)")
         }
