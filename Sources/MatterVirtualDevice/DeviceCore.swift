@@ -7,14 +7,11 @@ import MatterSecureChannel
 import MatterTLV
 
 // Attribute IDs by cluster, from the generated model.
-private typealias DescriptorAttr = Clusters.Descriptor.Attribute
-private typealias ACLAttr = Clusters.AccessControl.Attribute
 private typealias CommissioningAttr = Clusters.GeneralCommissioning.Attribute
 private typealias NetworkAttr = Clusters.NetworkCommissioning.Attribute
 private typealias DiagnosticsAttr = Clusters.GeneralDiagnostics.Attribute
 private typealias WindowAttr = Clusters.AdministratorCommissioning.Attribute
 private typealias FabricAttr = Clusters.OperationalCredentials.Attribute
-private typealias BasicAttr = Clusters.BasicInformation.Attribute
 
 /// An open commissioning window: the verifier PASE answers with and the discriminator advertised.
 struct CommissioningWindow: Sendable {
@@ -187,6 +184,13 @@ actor DeviceCore: InteractionDevice {
         c.fabricIndex ?? c.sessionID.flatMap { paseBindings[$0] }
     }
 
+    /// The context with the accessing fabric as its fabric, for a cluster server.
+    func accessing(_ c: IMSessionContext) -> IMSessionContext {
+        var c = c
+        c.fabricIndex = accessingFabric(c)
+        return c
+    }
+
     // MARK: Windows
 
     func openWindow(_ w: CommissioningWindow, timeout: UInt16?, admin: (fabric: UInt8, vendor: UInt16)? = nil) async {
@@ -346,7 +350,7 @@ actor DeviceCore: InteractionDevice {
         return v
     }
 
-    func deviceTypes(_ endpoint: EndpointID) -> [UInt32] { shape.deviceTypes(endpoint).map(\.0) }
+    func deviceTypes(_ endpoint: EndpointID) -> [UInt32] { shape.deviceTypes(endpoint).map(\.id) }
 
     func allows(_ p: Clusters.AccessControl.Privilege, _ endpoint: EndpointID, _ cluster: ClusterID, _ c: IMSessionContext) -> Bool {
         AccessControl.allows(p, endpoint: endpoint, cluster: cluster, deviceTypes: deviceTypes(endpoint), context: c, acl: state.acl)
@@ -438,6 +442,9 @@ actor DeviceCore: InteractionDevice {
         guard allows(AccessControl.readPrivilege(path.cluster, path.attribute), path.endpoint, path.cluster, context) else {
             throw .unsupportedAccess
         }
+        if let shared = sharedServer(path.endpoint, path.cluster) {
+            return try await shared.readAny(path.attribute, fabricFiltered: fabricFiltered, context: accessing(context))
+        }
         if let g = globalAttribute(path) { return g }
         guard let v = attributeValue(path, fabricFiltered: fabricFiltered, context: context) else { throw .unsupportedAttribute }
         return v
@@ -488,7 +495,7 @@ actor DeviceCore: InteractionDevice {
     /// it, and subscribers get the change like any other.
     // MARK: OTA requestor
 
-    var currentSoftwareVersion: UInt32 { state.softwareVersion ?? configuredSoftwareVersion ?? Self.softwareVersion }
+    var currentSoftwareVersion: UInt32 { basicInformation.softwareVersion }
 
     /// Vendor, product and the version running, as QueryImage gives them.
     var identity: (UInt16, UInt16, UInt32) { (vendorID, productID, currentSoftwareVersion) }
@@ -642,17 +649,6 @@ actor DeviceCore: InteractionDevice {
     private func attributeValue(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) -> TLVElement? {
         let fabric = accessingFabric(context)
         switch path.cluster {
-        case .descriptor:
-            switch path.attribute {
-            case DescriptorAttr.deviceTypeList: return .array(shape.deviceTypes(path.endpoint).map {
-                .structure([.unsigned(.context(0), $0.0), .unsigned(.context(1), $0.1)])
-            })
-            case DescriptorAttr.serverList:
-                return .array(DeviceDataModel.specs(endpoint: path.endpoint, shape: shape).map { .unsigned($0.id.rawValue) })
-            case DescriptorAttr.clientList: return .array([])
-            case DescriptorAttr.partsList: return .array(shape.partsList(path.endpoint).map { .unsigned($0.rawValue) })
-            default: return nil
-            }
         case .onOff:
             guard path.attribute == Clusters.OnOff.Attribute.onOff else { return nil }
             return .bool(shape.isBridgedLight(path.endpoint) ? bridgedOn[path.endpoint] ?? false : state.onOff)
@@ -662,17 +658,6 @@ actor DeviceCore: InteractionDevice {
             return bridgedBasicInformation(path.endpoint, path.attribute)
         case .levelControl:
             return path.endpoint == 1 ? state.level?.attribute(path.attribute) : nil
-        case .accessControl:
-            switch path.attribute {
-            case ACLAttr.acl:
-                let visible = state.acl.filter { !fabricFiltered || $0.fabricIndex == fabric }
-                return .array(visible.map { $0.entry.element(tag: .anonymous) })
-            case ACLAttr.subjectsPerAccessControlEntry: return .unsigned(UInt16(4))
-            case ACLAttr.targetsPerAccessControlEntry: return .unsigned(UInt16(3))
-            case ACLAttr.accessControlEntriesPerFabric: return .unsigned(UInt16(4))
-            default: return nil
-            }
-        case .basicInformation: return basicInformation(path.attribute)
         case .generalCommissioning:
             switch path.attribute {
             case CommissioningAttr.breadcrumb: return .unsigned(breadcrumb)
@@ -764,84 +749,43 @@ actor DeviceCore: InteractionDevice {
                            .array(.context(6), []), .unsigned(.context(7), type)])
     }
 
-    private func basicInformation(_ a: AttributeID) -> TLVElement? {
-        switch a {
-        case BasicAttr.dataModelRevision: return .unsigned(UInt16(17))
-        case BasicAttr.vendorName: return .utf8("MatterHub")
-        case BasicAttr.vendorID: return .unsigned(vendorID)
-        case BasicAttr.productName: return .utf8(kind.productName)
-        case BasicAttr.productID: return .unsigned(productID)
-        case BasicAttr.nodeLabel: return .utf8(state.nodeLabel)
-        case BasicAttr.location: return .utf8(state.location)
-        case BasicAttr.hardwareVersion: return .unsigned(UInt16(1))
-        case BasicAttr.hardwareVersionString: return .utf8("1.0")
-        case BasicAttr.softwareVersion: return .unsigned(currentSoftwareVersion)
-        case BasicAttr.softwareVersionString: return .utf8(state.softwareVersionString ?? (configuredSoftwareVersion.map { "\($0).0.0" } ?? "1.0.0"))
-        case BasicAttr.serialNumber: return .utf8(state.serialNumber ?? "MH-VD")
-        case BasicAttr.uniqueID: return .utf8("matterhub-" + (state.serialNumber ?? "MH-VD").lowercased())
-        case BasicAttr.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
-        // A sleepy device says Matter 1.4, where LIT clients look for it (matterjs-server's rule).
-        case BasicAttr.specificationVersion: return .unsigned(UInt32(icd == nil ? 0x0103_0000 : 0x0104_0000))
-        case BasicAttr.maxPathsPerInvoke: return .unsigned(maxPathsPerInvoke)
-        default: return nil
-        }
-    }
-
     // MARK: Writes
 
+    /// Writes through a shared server (false: `cluster` has none here).
+    private func writeShared(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?,
+                     context: IMSessionContext) throws(IMStatus) -> Bool {
+        switch path.cluster {
+        case .basicInformation where path.endpoint == 0:
+            var s = basicInformation
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: context)
+            state.nodeLabel = s.nodeLabel
+            state.location = s.location
+        case .accessControl where path.endpoint == 0:
+            var s = accessControl
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: context)
+            state.acl = s.entries.map { ACLRecord($0, fabricIndex: $0.fabricIndex ?? 0) }
+        default:
+            return false
+        }
+        return true
+    }
+
     private func write(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
-        switch (path.cluster, path.attribute.rawValue) {
-        case (.basicInformation, 5):
-            guard case .utf8(let s) = value.value else { throw .invalidDataType }
-            guard s.utf8.count <= 32 else { throw .constraintError }
-            state.nodeLabel = s
-        case (.basicInformation, 6):
-            guard case .utf8(let s) = value.value else { throw .invalidDataType }
-            guard s.utf8.count == 2 else { throw .constraintError }
-            state.location = s
-        case (.generalCommissioning, 0):
+        if try writeShared(path, value: value, listIndex: listIndex, context: accessing(context)) { return }
+        switch path.cluster {
+        case .generalCommissioning where path.attribute == CommissioningAttr.breadcrumb:
             guard let v = try? value.unsigned(as: UInt64.self) else { throw .invalidDataType }
             breadcrumb = v
-        case (.accessControl, 0):
-            try writeACL(value, listIndex: listIndex, context: context)
-        case (.levelControl, _) where path.endpoint == 1 && state.level != nil:
+        case .levelControl where path.endpoint == 1 && state.level != nil:
             try state.level?.write(path.attribute, value)
-        case (.thermostat, _) where path.endpoint == 1 && thermostat != nil:
+        case .thermostat where path.endpoint == 1 && thermostat != nil:
             try thermostat?.write(path.attribute, value, listIndex: listIndex, context: context, now: clock.now())
-        case (.otaSoftwareUpdateRequestor, 0) where path.endpoint == 0 && configuredSoftwareVersion != nil:
+        case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil
+                && path.attribute == Clusters.OtaSoftwareUpdateRequestor.Attribute.defaultOTAProviders:
             guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
             try ota.writeDefaultProviders(value, appending: listIndex == .append, fabricIndex: fabric)
         default:
             throw .unsupportedWrite
         }
-    }
-
-    /// Replaces the accessing fabric's ACL entries (or appends one), checking each entry.
-    private func writeACL(_ value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
-        guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
-        func decode(_ e: TLVElement) throws(IMStatus) -> ACLRecord {
-            guard let entry = try? Clusters.AccessControl.Entry(element: e) else { throw .invalidDataType }
-            guard (1...5).contains(entry.privilege.rawValue),
-                  entry.authMode == .case || entry.authMode == .group,
-                  !(entry.authMode == .group && entry.privilege == .administer),
-                  (entry.subjects?.count ?? 0) <= 4, (entry.targets?.count ?? 0) <= 3,
-                  entry.targets?.allSatisfy({ t in
-                      (t.cluster != nil || t.endpoint != nil || t.deviceType != nil) && !(t.endpoint != nil && t.deviceType != nil)
-                  }) ?? true else { throw .constraintError }
-            return ACLRecord(entry, fabricIndex: fabric)
-        }
-        var mine: [ACLRecord]
-        switch listIndex {
-        case nil:
-            guard case .container(.array, let items) = value.value else { throw .invalidDataType }
-            mine = []
-            for item in items { mine.append(try decode(item)) }
-        case .append:
-            mine = state.acl.filter { $0.fabricIndex == fabric } + [try decode(value)]
-        case .index:
-            throw .invalidAction
-        }
-        guard mine.count <= 4 else { throw .resourceExhausted }
-        state.acl = state.acl.filter { $0.fabricIndex != fabric } + mine
     }
 }

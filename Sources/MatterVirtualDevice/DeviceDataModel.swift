@@ -31,11 +31,11 @@ struct DeviceShape: Sendable, Hashable {
             && Int(endpoint.rawValue - Self.firstBridgedEndpoint.rawValue) < bridgedLights
     }
 
-    /// DeviceTypeList: (device type, revision).
-    func deviceTypes(_ endpoint: EndpointID) -> [(UInt32, UInt16)] {
-        if endpoint == 0 { return [(DeviceDataModel.rootDeviceType, 3)] }
-        if isBridgedLight(endpoint) { return [(0x0100, 3), (0x0013, 3)] }  // On/Off Light, Bridged Node
-        return endpoint == 1 ? [(kind.deviceType, kind == .bridge ? 2 : 3)] : []
+    /// DeviceTypeList.
+    func deviceTypes(_ endpoint: EndpointID) -> [DescriptorServer.DeviceType] {
+        if endpoint == 0 { return [.rootNode] }
+        if isBridgedLight(endpoint) { return [.onOffLight, .bridgedNode] }
+        return endpoint == 1 ? [.init(kind.deviceType, revision: kind == .bridge ? 2 : 3)] : []
     }
 
     /// PartsList: every other endpoint on the root; the bridged lights on the Aggregator.
@@ -68,7 +68,18 @@ enum DeviceDataModel {
         var featureMap: UInt32 = 0
     }
 
-    static let rootDeviceType: UInt32 = 0x0016
+    /// A shared cluster server's declarations.
+    static func spec(_ s: some ClusterServer) -> ClusterSpec {
+        ClusterSpec(id: s.id, attributes: s.attributes, writable: s.writableAttributes, accepted: s.acceptedCommands,
+                    generated: s.generatedCommands, timed: s.timedCommands, events: s.events, revision: s.revision,
+                    featureMap: s.featureMap)
+    }
+
+    static let descriptor = spec(DescriptorServer(deviceTypes: [], servers: []))
+    static let accessControl = spec(AccessControlServer(entries: []))
+    static let basicInformation = spec(BasicInformationServer.virtualDevice(
+        kind: .light, vendorID: 0, productID: 0, state: DeviceState(), configuredSoftwareVersion: nil, isICD: false,
+        maxPathsPerInvoke: 1))
 
     /// The root node's NetworkCommissioning cluster: Ethernet, or a simulated Wi-Fi or Thread interface.
     static func networkCommissioning(_ network: VirtualDeviceConfiguration.Network?) -> ClusterSpec {
@@ -116,15 +127,10 @@ enum DeviceDataModel {
                                         revision: 8, featureMap: ThermostatState.featureMap)
 
     static func specs(endpoint: EndpointID, shape: DeviceShape) -> [ClusterSpec] {
-        typealias D = Clusters.Descriptor.Attribute
         typealias OnOff = Clusters.OnOff
-        typealias ACL = Clusters.AccessControl.Attribute
-        typealias Basic = Clusters.BasicInformation
         typealias GC = Clusters.GeneralCommissioning
         typealias AC = Clusters.AdministratorCommissioning
         typealias OC = Clusters.OperationalCredentials
-        let descriptor = ClusterSpec(id: .descriptor, attributes: [D.deviceTypeList, D.serverList, D.clientList, D.partsList],
-                                     revision: 2)
         let onOff = ClusterSpec(id: .onOff, attributes: [OnOff.Attribute.onOff],
                                 accepted: [OnOff.Command.off, OnOff.Command.on, OnOff.Command.toggle], revision: 6)
         if shape.isBridgedLight(endpoint) { return [descriptor, onOff, bridgedDeviceBasicInformation] }
@@ -140,20 +146,8 @@ enum DeviceDataModel {
         let network = shape.network
         return [
             descriptor,
-            ClusterSpec(id: .accessControl,
-                        attributes: [ACL.acl, ACL.subjectsPerAccessControlEntry, ACL.targetsPerAccessControlEntry,
-                                     ACL.accessControlEntriesPerFabric],
-                        writable: [ACL.acl], revision: 2),
-            ClusterSpec(id: .basicInformation,
-                        attributes: [Basic.Attribute.dataModelRevision, Basic.Attribute.vendorName, Basic.Attribute.vendorID,
-                                     Basic.Attribute.productName, Basic.Attribute.productID, Basic.Attribute.nodeLabel,
-                                     Basic.Attribute.location, Basic.Attribute.hardwareVersion,
-                                     Basic.Attribute.hardwareVersionString, Basic.Attribute.softwareVersion,
-                                     Basic.Attribute.softwareVersionString, Basic.Attribute.serialNumber,
-                                     Basic.Attribute.uniqueID, Basic.Attribute.capabilityMinima,
-                                     Basic.Attribute.specificationVersion, Basic.Attribute.maxPathsPerInvoke],
-                        writable: [Basic.Attribute.nodeLabel, Basic.Attribute.location],
-                        events: [Basic.Event.startUp, Basic.Event.shutDown], revision: 4),
+            accessControl,
+            basicInformation,
             ClusterSpec(id: .generalCommissioning,
                         attributes: [GC.Attribute.breadcrumb, GC.Attribute.basicCommissioningInfo, GC.Attribute.regulatoryConfig,
                                      GC.Attribute.locationCapability, GC.Attribute.supportsConcurrentConnection],

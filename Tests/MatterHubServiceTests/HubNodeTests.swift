@@ -65,7 +65,8 @@ import MatterTLV
         let acl = try await client.readAttribute(ConcreteAttributePath(0, .accessControl, Clusters.AccessControl.Attribute.acl))
         let entries = try acl.members(of: .array).map { try Clusters.AccessControl.Entry(element: $0) }
         #expect(entries.map(\.privilege.rawValue) == [5, 1, 3] && entries.first?.subjects == [hubNodeID] && entries[1].subjects == nil)
-        // Its attributes are read-only (NodeLabel too): a write is refused with UnsupportedWrite.
+        // NodeLabel is writable (Manage), but the hub's ACL gives the fabric's nodes View only:
+        // a write is refused with UnsupportedAccess.
         await #expect(throws: InteractionError.self) {
             try await client.writeAttribute(ConcreteAttributePath(0, .basicInformation, Basic.nodeLabel), value: .utf8("mine"))
         }
@@ -73,7 +74,7 @@ import MatterTLV
             try await client.writeAttribute(ConcreteAttributePath(0, .basicInformation, Basic.nodeLabel), value: .utf8("mine"))
         } catch {
             guard case .status(let status, _, _) = error else { Issue.record("not an IM status: \(error)"); return }
-            #expect(status == .unsupportedWrite, "\(status)")
+            #expect(status == .unsupportedAccess, "\(status)")
         }
 
         // A node of another fabric: the hub has no such fabric to answer Sigma1 with.

@@ -65,13 +65,14 @@ actor HubNode {
                                softwareVersionString: String, imageStore: OTAImageStore?, ledger: OTAUpdateLedger,
                                log: @escaping @Sendable (String) -> Void) -> InteractionServer {
         let node = credentials.identity.nodeID.rawValue, fabricIndex = credentials.fabricIndex
-        var servers: [ClusterServer] = [
-            HubBasicInformationServer(vendorID: vendorID, softwareVersionString: softwareVersionString,
-                                      uniqueID: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: node).description),
-            HubAccessControlServer(hubNodeID: node, fabricIndex: fabricIndex),
+        var servers: [any ClusterServer] = [
+            HubNodeClusters.basicInformation(
+                vendorID: vendorID, softwareVersionString: softwareVersionString,
+                uniqueID: OperationalInstanceName(compressedFabricID: compressedFabricID, nodeID: node).description),
+            HubNodeClusters.accessControl(hubNodeID: node, fabricIndex: fabricIndex),
         ]
         if let imageStore { servers.append(HubOTAProviderServer(store: imageStore, hubNodeID: node, ledger: ledger, log: log)) }
-        let descriptor = HubDescriptorServer(servers: [ClusterID.descriptor] + servers.map(\.id), isOTAProvider: imageStore != nil)
+        let descriptor = HubNodeClusters.descriptor(servers: servers.map(\.id), isOTAProvider: imageStore != nil)
         let table = ClusterTable(endpoints: [0: [descriptor] + servers]) { context, access, _, cluster in
             allows(context, access, cluster, fabricIndex: fabricIndex, hubNodeID: node)
         }

@@ -27,7 +27,7 @@ struct HubOTAProviderServer: ClusterServer {
     let ledger: OTAUpdateLedger
     let log: @Sendable (String) -> Void
 
-    func read(_ attribute: AttributeID, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
+    func read(_ attribute: AttributeID, fabricFiltered: Bool, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
         throw .unsupportedAttribute
     }
 

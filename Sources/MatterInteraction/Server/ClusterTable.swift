@@ -1,32 +1,6 @@
 import MatterClusters
 import MatterTLV
 
-/// One cluster's server side: its attributes and commands on one endpoint. A node is a table of
-/// them (``ClusterTable``), as matter.js composes `<Cluster>Server` behaviours; the table answers
-/// the global attributes, the data model and access, so a server only says what is its own.
-public protocol ClusterServer: Sendable {
-    var id: ClusterID { get }
-    var revision: UInt16 { get }
-    var featureMap: UInt32 { get }
-    /// Its attributes besides the global ones.
-    var attributes: [AttributeID] { get }
-    var acceptedCommands: [CommandID] { get }
-    var generatedCommands: [CommandID] { get }
-    /// The value of one of `attributes`.
-    func read(_ attribute: AttributeID, context: IMSessionContext) async throws(IMStatus) -> TLVElement
-    /// Runs one of `acceptedCommands`.
-    func invoke(_ command: CommandID, fields: TLVElement?, context: IMSessionContext) async -> CommandOutcome
-}
-
-extension ClusterServer {
-    public var featureMap: UInt32 { 0 }
-    public var acceptedCommands: [CommandID] { [] }
-    public var generatedCommands: [CommandID] { [] }
-    public func invoke(_ command: CommandID, fields: TLVElement?, context: IMSessionContext) async -> CommandOutcome {
-        .status(StatusIB(.unsupportedCommand))
-    }
-}
-
 /// What an access asks for, for a ``ClusterTable``'s access policy (Matter Core 6.6.2's
 /// privileges, reduced to what is asked).
 public enum ClusterAccess: Sendable, Hashable {
@@ -34,64 +8,64 @@ public enum ClusterAccess: Sendable, Hashable {
 }
 
 /// A node's endpoints as tables of cluster servers: the ``InteractionDevice`` behind an
-/// ``InteractionServer``. It answers the global attributes (Matter Core 7.13) from the servers'
-/// declarations, asks `allows` before every access (UnsupportedAccess when it says no), and
-/// refuses writes (no server here has a writable attribute yet).
-public struct ClusterTable: InteractionDevice {
+/// ``InteractionServer``. It answers the global attributes from the servers' declarations, asks
+/// `allows` before every access (UnsupportedAccess when it says no), applies writes to the
+/// server, and keeps each cluster's data version, moved by every write that succeeds (and told
+/// to `changed`, for the subscriptions).
+public actor ClusterTable: InteractionDevice {
     public typealias AccessPolicy = @Sendable (IMSessionContext, ClusterAccess, EndpointID, ClusterID) -> Bool
 
-    public let endpoints: [EndpointID: [ClusterServer]]
+    private var endpoints: [EndpointID: [any ClusterServer]]
+    private var versions: [ClusterPathIB: UInt32] = [:]
     private let allows: AccessPolicy
+    private let changed: @Sendable ([ConcreteAttributePath]) async -> Void
+    /// The data model the ``InteractionServer`` expands paths over (the servers' declarations
+    /// do not change while it runs).
+    public nonisolated let dataModel: DataModel
 
-    public init(endpoints: [EndpointID: [ClusterServer]], allows: @escaping AccessPolicy) {
+    public init(endpoints: [EndpointID: [any ClusterServer]], allows: @escaping AccessPolicy,
+                changed: @escaping @Sendable ([ConcreteAttributePath]) async -> Void = { _ in }) {
         self.endpoints = endpoints
         self.allows = allows
-    }
-
-    static let globals: [AttributeID] = [.generatedCommandList, .acceptedCommandList, .attributeList, .featureMap, .clusterRevision]
-
-    /// The data model the ``InteractionServer`` expands paths over.
-    public var dataModel: DataModel {
-        DataModel(endpoints: endpoints.map { id, servers in
-            DataModel.Endpoint(id: id, clusters: servers.map { s in
-                DataModel.Cluster(id: s.id, attributes: Set(s.attributes + Self.globals), acceptedCommands: Set(s.acceptedCommands))
-            })
+        self.changed = changed
+        dataModel = DataModel(endpoints: endpoints.map { id, servers in
+            DataModel.Endpoint(id: id, clusters: servers.map(\.dataModelCluster))
         })
-    }
-
-    func server(_ endpoint: EndpointID, _ cluster: ClusterID) -> ClusterServer? {
-        endpoints[endpoint]?.first { $0.id == cluster }
-    }
-
-    public func readAttribute(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
-        guard let s = server(path.endpoint, path.cluster) else { throw .unsupportedCluster }
-        guard allows(context, .read, path.endpoint, path.cluster) else { throw .unsupportedAccess }
-        func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
-        switch path.attribute {
-        case .clusterRevision: return .unsigned(s.revision)
-        case .featureMap: return .unsigned(s.featureMap)
-        case .attributeList: return ids(s.attributes + Self.globals)
-        case .acceptedCommandList: return ids(s.acceptedCommands)
-        case .generatedCommandList: return ids(s.generatedCommands)
-        default: return try await s.read(path.attribute, context: context)
+        for (endpoint, servers) in endpoints {
+            for s in servers { versions[ClusterPathIB(endpoint: endpoint, cluster: s.id)] = UInt32.random(in: 0...UInt32.max) }
         }
     }
 
+    private func index(_ endpoint: EndpointID, _ cluster: ClusterID) -> Int? {
+        endpoints[endpoint]?.firstIndex { $0.id == cluster }
+    }
+
+    public func readAttribute(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) async throws(IMStatus) -> TLVElement {
+        guard let i = index(path.endpoint, path.cluster), let s = endpoints[path.endpoint]?[i] else { throw .unsupportedCluster }
+        guard allows(context, .read, path.endpoint, path.cluster) else { throw .unsupportedAccess }
+        return try await s.readAny(path.attribute, fabricFiltered: fabricFiltered, context: context)
+    }
+
     public func writeAttribute(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) async throws(IMStatus) {
-        guard server(path.endpoint, path.cluster) != nil else { throw .unsupportedCluster }
+        guard let i = index(path.endpoint, path.cluster) else { throw .unsupportedCluster }
         guard allows(context, .write, path.endpoint, path.cluster) else { throw .unsupportedAccess }
-        throw .unsupportedWrite
+        guard endpoints[path.endpoint]![i].writableAttributes.contains(path.attribute) else { throw .unsupportedWrite }
+        try endpoints[path.endpoint]![i].write(path.attribute, value: value, listIndex: listIndex, context: context)
+        let key = ClusterPathIB(endpoint: path.endpoint, cluster: path.cluster)
+        versions[key] = (versions[key] ?? 0) &+ 1
+        await changed([path])
     }
 
     public func invokeCommand(_ path: CommandPathIB, fields: TLVElement?, context: IMSessionContext) async -> CommandOutcome {
-        guard let endpoint = path.endpoint, let s = server(endpoint, path.cluster) else { return .status(StatusIB(.unsupportedCluster)) }
+        guard let endpoint = path.endpoint, let i = index(endpoint, path.cluster), let s = endpoints[endpoint]?[i] else {
+            return .status(StatusIB(.unsupportedCluster))
+        }
         guard allows(context, .invoke, endpoint, path.cluster) else { return .status(StatusIB(.unsupportedAccess)) }
         guard s.acceptedCommands.contains(path.command) else { return .status(StatusIB(.unsupportedCommand)) }
         return await s.invoke(path.command, fields: fields, context: context)
     }
 
-    /// The values do not change while the node runs (a server with changing values will bump it).
     public func dataVersion(_ endpoint: EndpointID, _ cluster: ClusterID) async -> UInt32? {
-        server(endpoint, cluster) == nil ? nil : 1
+        versions[ClusterPathIB(endpoint: endpoint, cluster: cluster)]
     }
 }
