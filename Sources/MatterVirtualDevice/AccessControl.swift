@@ -60,8 +60,8 @@ enum AccessControl {
     /// The privilege writing an attribute needs.
     static func writePrivilege(_ cluster: ClusterID, _ attribute: AttributeID) -> Privilege {
         switch cluster {
-        case .accessControl, .otaSoftwareUpdateRequestor: return .administer
-        case .basicInformation, .generalCommissioning: return .manage
+        case .accessControl, .otaSoftwareUpdateRequestor, .networkCommissioning: return .administer
+        case .basicInformation, .bridgedDeviceBasicInformation, .generalCommissioning: return .manage
         default: return .operate
         }
     }

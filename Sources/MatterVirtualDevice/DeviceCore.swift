@@ -6,13 +6,6 @@ import MatterMessaging
 import MatterSecureChannel
 import MatterTLV
 
-// Attribute IDs by cluster, from the generated model.
-private typealias CommissioningAttr = Clusters.GeneralCommissioning.Attribute
-private typealias NetworkAttr = Clusters.NetworkCommissioning.Attribute
-private typealias DiagnosticsAttr = Clusters.GeneralDiagnostics.Attribute
-private typealias WindowAttr = Clusters.AdministratorCommissioning.Attribute
-private typealias FabricAttr = Clusters.OperationalCredentials.Attribute
-
 /// An open commissioning window: the verifier PASE answers with and the discriminator advertised.
 struct CommissioningWindow: Sendable {
     enum Kind: Sendable { case basic, enhanced }
@@ -69,9 +62,17 @@ actor DeviceCore: InteractionDevice {
     let productID: UInt16
     nonisolated let kind: VirtualDeviceConfiguration.Kind
     /// Its endpoints and clusters (a bridge's change with its lights).
-    private(set) var shape: DeviceShape
+    private(set) var shape: DeviceShape {
+        didSet { dataModel = DeviceDataModel.dataModel(shape: shape) }
+    }
+    /// Its endpoints and clusters, from `shape`.
+    private(set) var dataModel: DataModel
     /// A bridge's bridged lights: on or off, by endpoint (not kept across restarts).
     var bridgedOn: [EndpointID: Bool] = [:]
+    /// Names clients gave bridged lights (not kept across restarts).
+    var bridgedLabels: [EndpointID: String] = [:]
+    /// Network Commissioning's InterfaceEnabled as written (not kept across restarts).
+    var interfaceEnabled = true
     /// `--kind thermostat`'s Thermostat cluster on endpoint 1.
     var thermostat: ThermostatState?
     nonisolated let network: VirtualDeviceConfiguration.Network?
@@ -99,17 +100,17 @@ actor DeviceCore: InteractionDevice {
     /// The time the window and fail-safe timers run on.
     nonisolated let clock: any MatterClock
     /// When the device started, for General Diagnostics' UpTime.
-    private let startedAt: Milliseconds
+    let startedAt: Milliseconds
 
     private(set) var state: DeviceState
     private(set) var window: CommissioningWindow?
     private var windowTimer: Task<Void, Never>?
-    private var windowAdmin: (fabric: UInt8, vendor: UInt16)?
+    private(set) var windowAdmin: (fabric: UInt8, vendor: UInt16)?
     private(set) var failSafe: FailSafe?
     private var failSafeGeneration: UInt64 = 0
     /// PASE sessions bound to the fabric their AddNOC created.
     private var paseBindings: [UInt16: UInt8] = [:]
-    private var breadcrumb: UInt64 = 0
+    private(set) var breadcrumb: UInt64 = 0
     /// An attribute change waits to be written (`persistSoon`).
     private var unsaved = false
     private var versions: [ClusterPathIB: UInt32] = [:]
@@ -127,6 +128,7 @@ actor DeviceCore: InteractionDevice {
         productID = c.productID
         kind = c.kind
         shape = DeviceShape(c)
+        dataModel = DeviceDataModel.dataModel(shape: DeviceShape(c))
         network = c.network
         faults = c.faults
         self.credentials = credentials
@@ -442,12 +444,8 @@ actor DeviceCore: InteractionDevice {
         guard allows(AccessControl.readPrivilege(path.cluster, path.attribute), path.endpoint, path.cluster, context) else {
             throw .unsupportedAccess
         }
-        if let shared = sharedServer(path.endpoint, path.cluster) {
-            return try await shared.readAny(path.attribute, fabricFiltered: fabricFiltered, context: accessing(context))
-        }
-        if let g = globalAttribute(path) { return g }
-        guard let v = attributeValue(path, fabricFiltered: fabricFiltered, context: context) else { throw .unsupportedAttribute }
-        return v
+        guard let server = server(path.endpoint, path.cluster) else { throw .unsupportedCluster }
+        return try await server.readAny(path.attribute, fabricFiltered: fabricFiltered, context: accessing(context))
     }
 
     func writeAttribute(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) async throws(IMStatus) {
@@ -579,19 +577,6 @@ actor DeviceCore: InteractionDevice {
     }
 
     /// A bridged light's names and reachability (always reachable).
-    private func bridgedBasicInformation(_ endpoint: EndpointID, _ attribute: AttributeID) -> TLVElement? {
-        typealias B = Clusters.BridgedDeviceBasicInformation.Attribute
-        let number = Int(endpoint.rawValue - DeviceShape.firstBridgedEndpoint.rawValue) + 1
-        switch attribute {
-        case B.vendorName: return .utf8("MatterHub")
-        case B.productName: return .utf8("MatterHub Bridged Light")
-        case B.nodeLabel: return .utf8("Light \(number)")
-        case B.reachable: return .bool(true)
-        case B.uniqueID: return .utf8("\(state.serialNumber ?? "MH")-\(number)")
-        default: return nil
-        }
-    }
-
     /// The light's own button; on a bridge, bridged light `light` (0: the first; wraps around).
     func pressButton(light: Int = 0) {
         if kind == .bridge {
@@ -630,160 +615,41 @@ actor DeviceCore: InteractionDevice {
         return .status(.success)
     }
 
-    // MARK: Attribute values
-
-    private func globalAttribute(_ path: ConcreteAttributePath) -> TLVElement? {
-        guard let spec = DeviceDataModel.spec(path.endpoint, path.cluster, shape: shape) else { return nil }
-        func ids<ID: MatterIdentifier>(_ xs: [ID]) -> TLVElement { .array(xs.sorted().map { .unsigned($0.rawValue) }) }
-        switch path.attribute {
-        case .clusterRevision: return .unsigned(spec.revision)
-        case .featureMap: return .unsigned(spec.featureMap)
-        case .attributeList: return ids(spec.attributes + DeviceDataModel.globals)
-        case .acceptedCommandList: return ids(spec.accepted)
-        case .generatedCommandList: return ids(spec.generated)
-        case .eventList: return ids([EventID]())
-        default: return nil
-        }
-    }
-
-    private func attributeValue(_ path: ConcreteAttributePath, fabricFiltered: Bool, context: IMSessionContext) -> TLVElement? {
-        let fabric = accessingFabric(context)
-        switch path.cluster {
-        case .onOff:
-            guard path.attribute == Clusters.OnOff.Attribute.onOff else { return nil }
-            return .bool(shape.isBridgedLight(path.endpoint) ? bridgedOn[path.endpoint] ?? false : state.onOff)
-        case .thermostat where path.endpoint == 1:
-            return thermostat?.attribute(path.attribute, now: clock.now())
-        case .bridgedDeviceBasicInformation where shape.isBridgedLight(path.endpoint):
-            return bridgedBasicInformation(path.endpoint, path.attribute)
-        case .levelControl:
-            return path.endpoint == 1 ? state.level?.attribute(path.attribute) : nil
-        case .generalCommissioning:
-            switch path.attribute {
-            case CommissioningAttr.breadcrumb: return .unsigned(breadcrumb)
-            case CommissioningAttr.basicCommissioningInfo:
-                return .structure([.unsigned(.context(0), Self.failSafeExpiryLengthSeconds),
-                                   .unsigned(.context(1), Self.maxCumulativeFailsafeSeconds)])
-            case CommissioningAttr.regulatoryConfig: return .unsigned(state.regulatoryConfig)
-            case CommissioningAttr.locationCapability:
-                return .unsigned(Clusters.GeneralCommissioning.RegulatoryLocationType.indoorOutdoor.rawValue)
-            case CommissioningAttr.supportsConcurrentConnection: return .bool(true)
-            default: return nil
-            }
-        case .networkCommissioning:
-            if let radio { return radio.attribute(path.attribute) }
-            switch path.attribute {
-            case NetworkAttr.maxNetworks: return .unsigned(UInt8(1))
-            case NetworkAttr.networks:
-                return .array([.structure([.bytes(.context(0), Array("eth0".utf8)), .bool(.context(1), true)])])
-            case NetworkAttr.interfaceEnabled: return .bool(true)
-            case NetworkAttr.lastNetworkingStatus, NetworkAttr.lastNetworkID, NetworkAttr.lastConnectErrorValue:
-                return .null(.anonymous)
-            default: return nil
-            }
-        case .generalDiagnostics:
-            switch path.attribute {
-            case DiagnosticsAttr.networkInterfaces: return .array([networkInterface()])
-            case DiagnosticsAttr.rebootCount: return .unsigned(UInt16(clamping: state.bootCount))
-            case DiagnosticsAttr.upTime: return .unsigned((clock.now() &- startedAt) / 1000)
-            case DiagnosticsAttr.testEventTriggersEnabled: return .bool(false)
-            default: return nil
-            }
-        case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil:
-            return ota.attribute(path.attribute, fabricIndex: fabricFiltered ? fabric : nil)
-        case .icdManagement where path.endpoint == 0:
-            return icd?.attribute(path.attribute, fabricIndex: fabricFiltered ? context.fabricIndex : nil)
-        case .threadNetworkDiagnostics where network == .thread:
-            return radioDiagnostics.thread(path.attribute, dataset: radio?.joinedThreadDataset)
-        case .wiFiNetworkDiagnostics where network == .wifi:
-            return radioDiagnostics.wifi(path.attribute, connected: radio?.isConnected ?? false)
-        case .administratorCommissioning:
-            switch path.attribute {
-            case WindowAttr.windowStatus:
-                let status: Clusters.AdministratorCommissioning.CommissioningWindowStatusEnum =
-                    window == nil ? .windowNotOpen : window?.kind == .basic ? .basicWindowOpen : .enhancedWindowOpen
-                return .unsigned(status.rawValue)
-            case WindowAttr.adminFabricIndex: return windowAdmin.map { .unsigned($0.fabric) } ?? .null(.anonymous)
-            case WindowAttr.adminVendorId: return windowAdmin.map { .unsigned($0.vendor) } ?? .null(.anonymous)
-            default: return nil
-            }
-        case .operationalCredentials:
-            let fabrics = state.fabrics.filter { !fabricFiltered || $0.index == fabric }
-            switch path.attribute {
-            case FabricAttr.nocs:
-                // NOCs are fabric-sensitive: only the accessing fabric's are ever shown.
-                return .array(state.fabrics.filter { $0.index == fabric }.map { f in
-                    .structure([.bytes(.context(1), f.noc), f.icac.map { .bytes(.context(2), $0) } ?? .null(.context(2)),
-                                .unsigned(.context(0xFE), f.index)])
-                })
-            case FabricAttr.fabrics:
-                return .array(fabrics.map { f in
-                    .structure([.bytes(.context(1), f.rootPublicKey), .unsigned(.context(2), f.vendorID),
-                                .unsigned(.context(3), f.fabricID), .unsigned(.context(4), f.nodeID),
-                                .utf8(.context(5), f.label), .unsigned(.context(0xFE), f.index)])
-                })
-            case FabricAttr.supportedFabrics: return .unsigned(UInt8(Self.supportedFabrics))
-            case FabricAttr.commissionedFabrics: return .unsigned(UInt8(committedFabrics.count))
-            case FabricAttr.trustedRootCertificates:
-                var roots = state.fabrics.map(\.rcac)
-                if let pending = failSafe?.pendingRoot, !roots.contains(pending) { roots.append(pending) }
-                return .array(roots.map { .bytes($0) })
-            case FabricAttr.currentFabricIndex: return .unsigned(fabric ?? 0)
-            default: return nil
-            }
-        default: return nil
-        }
-    }
-
-    /// General Diagnostics' NetworkInterface for the device's one (simulated) interface:
-    /// Ethernet, or the Wi-Fi or Thread radio of `--network`.
-    private func networkInterface() -> TLVElement {
-        let (name, type): (String, UInt8) = switch network {
-        case .wifi?: ("wlan0", 1)
-        case .thread?: ("thread0", 4)
-        case nil: ("eth0", 2)
-        }
-        let hardwareAddress = network.map(radioDiagnostics.hardwareAddress) ?? [0x02, 0x00, 0x00, 0x00, 0x00, 0x01]
-        return .structure([.utf8(.context(0), name), .bool(.context(1), true), .null(.context(2)), .null(.context(3)),
-                           .bytes(.context(4), hardwareAddress), .array(.context(5), []),
-                           .array(.context(6), []), .unsigned(.context(7), type)])
-    }
-
     // MARK: Writes
 
-    /// Writes through a shared server (false: `cluster` has none here).
-    private func writeShared(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?,
-                     context: IMSessionContext) throws(IMStatus) -> Bool {
+    /// Writes through the cluster's server and keeps what it changed.
+    private func write(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
+        let c = accessing(context)
         switch path.cluster {
-        case .basicInformation where path.endpoint == 0:
+        case .basicInformation:
             var s = basicInformation
-            try s.write(path.attribute, value: value, listIndex: listIndex, context: context)
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             state.nodeLabel = s.nodeLabel
             state.location = s.location
-        case .accessControl where path.endpoint == 0:
+        case .accessControl:
             var s = accessControl
-            try s.write(path.attribute, value: value, listIndex: listIndex, context: context)
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             state.acl = s.entries.map { ACLRecord($0, fabricIndex: $0.fabricIndex ?? 0) }
-        default:
-            return false
-        }
-        return true
-    }
-
-    private func write(_ path: ConcreteAttributePath, value: TLVElement, listIndex: ListIndex?, context: IMSessionContext) throws(IMStatus) {
-        if try writeShared(path, value: value, listIndex: listIndex, context: accessing(context)) { return }
-        switch path.cluster {
-        case .generalCommissioning where path.attribute == CommissioningAttr.breadcrumb:
-            guard let v = try? value.unsigned(as: UInt64.self) else { throw .invalidDataType }
-            breadcrumb = v
-        case .levelControl where path.endpoint == 1 && state.level != nil:
-            try state.level?.write(path.attribute, value)
-        case .thermostat where path.endpoint == 1 && thermostat != nil:
-            try thermostat?.write(path.attribute, value, listIndex: listIndex, context: context, now: clock.now())
-        case .otaSoftwareUpdateRequestor where path.endpoint == 0 && configuredSoftwareVersion != nil
-                && path.attribute == Clusters.OtaSoftwareUpdateRequestor.Attribute.defaultOTAProviders:
-            guard let fabric = accessingFabric(context) else { throw .unsupportedAccess }
-            try ota.writeDefaultProviders(value, appending: listIndex == .append, fabricIndex: fabric)
+        case .generalCommissioning:
+            var s = GeneralCommissioningServer(breadcrumb: breadcrumb, regulatoryConfig: state.regulatoryConfig)
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
+            breadcrumb = s.breadcrumb
+        case .bridgedDeviceBasicInformation:
+            var s = bridgedBasicInformation(path.endpoint)
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
+            bridgedLabels[path.endpoint] = s.label
+        case .networkCommissioning:
+            var s = NetworkCommissioningServer(network: network, radio: radio, interfaceEnabled: interfaceEnabled)
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
+            interfaceEnabled = s.interfaceEnabled
+        case .levelControl where state.level != nil:
+            try state.level!.write(path.attribute, value: value, listIndex: listIndex, context: c)
+        case .thermostat where thermostat != nil:
+            var s = ThermostatServer(state: thermostat!, now: clock.now())
+            try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
+            thermostat = s.state
+        case .otaSoftwareUpdateRequestor where configuredSoftwareVersion != nil:
+            try ota.write(path.attribute, value: value, listIndex: listIndex, context: c)
         default:
             throw .unsupportedWrite
         }

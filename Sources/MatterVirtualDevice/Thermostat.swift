@@ -44,7 +44,8 @@ struct ThermostatState: Sendable {
     static let attributeIDs: [AttributeID] = [A.localTemperature, A.occupiedCoolingSetpoint, A.occupiedHeatingSetpoint,
                                                A.controlSequenceOfOperation, A.systemMode, A.presetTypes, A.numberOfPresets,
                                                A.activePresetHandle, A.presets]
-    static let writableIDs: [AttributeID] = [A.occupiedCoolingSetpoint, A.occupiedHeatingSetpoint, A.systemMode, A.presets]
+    static let writableIDs: [AttributeID] = [A.occupiedCoolingSetpoint, A.occupiedHeatingSetpoint, A.controlSequenceOfOperation,
+                                             A.systemMode, A.presets]
     static let acceptedCommands: [CommandID] = [C.setpointRaiseLower, C.setActivePresetRequest, C.atomicRequest]
     static let generatedCommands: [CommandID] = [C.atomicResponse]
     static let featureMap = Clusters.Thermostat.Feature([.heating, .cooling, .presets]).rawValue
@@ -60,6 +61,8 @@ struct ThermostatState: Sendable {
     var coolingSetpoint: Int16 = 2600
     var heatingSetpoint: Int16 = 2000
     var systemMode: UInt8 = 4  // Heat
+    /// ControlSequenceOfOperation: 4, cooling and heating (any of 0-5 with both features).
+    var controlSequence: UInt8 = 4
     var presets: [Preset] = [
         Preset(handle: [0x01], scenario: 1, name: "Home", coolingSetpoint: 2500, heatingSetpoint: 2100, builtIn: true),
         Preset(handle: [0x02], scenario: 2, name: "Away", coolingSetpoint: 2800, heatingSetpoint: 1700, builtIn: true),
@@ -72,7 +75,7 @@ struct ThermostatState: Sendable {
         case A.localTemperature: return .signed(localTemperature)
         case A.occupiedCoolingSetpoint: return .signed(coolingSetpoint)
         case A.occupiedHeatingSetpoint: return .signed(heatingSetpoint)
-        case A.controlSequenceOfOperation: return .unsigned(UInt8(4))  // cooling and heating
+        case A.controlSequenceOfOperation: return .unsigned(controlSequence)
         case A.systemMode: return .unsigned(systemMode)
         case A.presetTypes:
             // Each scenario: at most presetsPerScenario, with names (PresetTypeFeatures SupportsNames).
@@ -96,6 +99,10 @@ struct ThermostatState: Sendable {
         switch id {
         case A.occupiedCoolingSetpoint: coolingSetpoint = try Self.setpoint(value)
         case A.occupiedHeatingSetpoint: heatingSetpoint = try Self.setpoint(value)
+        case A.controlSequenceOfOperation:
+            guard let v = try? value.unsigned(as: UInt8.self) else { throw .invalidDataType }
+            guard v <= 5 else { throw .constraintError }
+            controlSequence = v
         case A.systemMode:
             guard let v = try? value.unsigned(as: UInt8.self) else { throw .invalidDataType }
             guard [0, 3, 4].contains(v) else { throw .constraintError }  // Off, Cool, Heat (no AutoMode)

@@ -21,6 +21,18 @@ import MatterTLV
 /// the hub's UDP socket, as a device does to reach its OTA provider, and reads who the hub is;
 /// what the ACL does not grant is refused, and a node of another fabric gets no session.
 @Suite(.serialized) struct HubNodeTests {
+    /// The hub's clusters, judged by the generated model (the CHIP SDK's cluster objects).
+    @Test func theHubsClustersAreTheModels() {
+        let servers: [any ClusterServer] = [
+            HubNodeClusters.descriptor(servers: [.basicInformation, .accessControl, .otaSoftwareUpdateProvider], isOTAProvider: true),
+            HubNodeClusters.basicInformation(vendorID: 0xFFF1, softwareVersionString: "0.2", uniqueID: "u"),
+            HubNodeClusters.accessControl(hubNodeID: 1, fabricIndex: 1),
+            HubOTAProviderServer(store: OTAImageStore(directory: NSTemporaryDirectory() + "unused-\(UUID().uuidString)"), hubNodeID: 1,
+                                 ledger: OTAUpdateLedger(), log: { _ in }),
+        ]
+        for s in servers { #expect(s.disagreementsWithModel().isEmpty, "\(s.id): \(s.disagreementsWithModel())") }
+    }
+
     @Test func aNodeOfTheFabricReadsTheHubOverCASE() async throws {
         let state = NSTemporaryDirectory() + "matterhub-node-\(UUID().uuidString)"
         defer { try? FileManager.default.removeItem(atPath: state) }

@@ -199,7 +199,8 @@ extension HubService {
             }
             let cache = await runtime.attributes(of: id)
             let running = try? cache[ConcreteAttributePath(0, .basicInformation, Basic.softwareVersion)]?.unsigned(as: UInt32.self)
-            if running == target { return }
+            // Back and reachable too, so that a command right after update_node reaches it.
+            if running == target, await runtime.isAvailable(id) { return }
             // Idle (1): the requestor is not updating (any more).
             let idle = (try? cache[ConcreteAttributePath(0, .otaSoftwareUpdateRequestor, R.updateState)]?.unsigned(as: UInt8.self)) == 1
             let now = ContinuousClock.now

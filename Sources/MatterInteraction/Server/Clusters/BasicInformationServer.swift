@@ -25,6 +25,9 @@ public struct BasicInformationServer: ClusterServer {
     /// The Matter version it implements, 0xMMmm0000 (1.4 is 0x01040000).
     public var specificationVersion: UInt32 = 0x0104_0000
     public var maxPathsPerInvoke: UInt16 = 1
+    /// ConfigurationVersion (Matter 1.4): moves when the node's configuration changes (its
+    /// endpoints, a firmware that changes its clusters).
+    public var configurationVersion: UInt32 = 1
     public var events: [EventID] = []
 
     public init(vendorName: String, vendorID: UInt16, productName: String, productID: UInt16, hardwareVersion: UInt16,
@@ -43,7 +46,7 @@ public struct BasicInformationServer: ClusterServer {
     public var attributes: [AttributeID] {
         [A.dataModelRevision, A.vendorName, A.vendorID, A.productName, A.productID, A.nodeLabel, A.location, A.hardwareVersion,
          A.hardwareVersionString, A.softwareVersion, A.softwareVersionString] + (serialNumber == nil ? [] : [A.serialNumber])
-            + [A.uniqueID, A.capabilityMinima, A.specificationVersion, A.maxPathsPerInvoke]
+            + [A.uniqueID, A.capabilityMinima, A.specificationVersion, A.maxPathsPerInvoke, A.configurationVersion]
     }
     public var writableAttributes: [AttributeID] { [A.nodeLabel, A.location] }
 
@@ -66,6 +69,7 @@ public struct BasicInformationServer: ClusterServer {
         case A.capabilityMinima: return .structure([.unsigned(.context(0), UInt16(3)), .unsigned(.context(1), UInt16(3))])
         case A.specificationVersion: return .unsigned(specificationVersion)
         case A.maxPathsPerInvoke: return .unsigned(maxPathsPerInvoke)
+        case A.configurationVersion: return .unsigned(configurationVersion)
         default: throw .unsupportedAttribute
         }
     }
