@@ -79,6 +79,8 @@ struct OTAUpdate: Sendable {
     let provider: UInt64
     let endpoint: EndpointID
     let fabricIndex: UInt8
+    /// `--ota-download-ms`: the download takes at least this long.
+    var minimumDownload: Duration = .zero
     let log: @Sendable (String) -> Void
 
     func run() async {
@@ -134,7 +136,7 @@ struct OTAUpdate: Sendable {
         var image: [UInt8] = []
         var length: UInt64 = 0
         var reported = 0
-        let core = self.core
+        let core = self.core, minimum = minimumDownload, started = ContinuousClock.now
         _ = try await BDXReceiver.receive(manager: manager, session: session, fileDesignator: Array(designator.utf8),
                                           accepted: { length = $0.length }) { block in
             image += block
@@ -148,6 +150,8 @@ struct OTAUpdate: Sendable {
             if percent >= reported + 10 {
                 reported = percent
                 await core.setUpdateState(.downloading, progress: UInt8(percent))
+                // A slow radio: this much of the image not before this much of the minimum time.
+                try await Task.sleep(until: started + minimum * (Double(percent) / 100))
             }
         }
         // The image's own checks before anything is applied: whom it is for, size, digest.

@@ -32,6 +32,6 @@ extension VirtualDevice {
         }
         log("OTA: asking the default provider for an update")
         await OTAUpdate(manager: manager, core: core, session: session, provider: p.providerNodeID, endpoint: p.endpoint,
-                        fabricIndex: p.fabricIndex, log: { [weak self] in self?.log($0) }).run()
+                        fabricIndex: p.fabricIndex, minimumDownload: otaMinimumDownload, log: { [weak self] in self?.log($0) }).run()
     }
 }

@@ -45,6 +45,7 @@ public actor VirtualDevice {
     var checkInClientAddresses: [UInt64: PeerAddress] = [:]
     nonisolated let checkInCount = Counter()
     nonisolated let otaQueryInterval: UInt32?
+    nonisolated let otaMinimumDownload: Duration
     var otaQueries: Task<Void, Never>?
     nonisolated let core: DeviceCore
     nonisolated let server: InteractionServer
@@ -122,6 +123,7 @@ public actor VirtualDevice {
         self.clock = clock
         icdConfiguration = c.icd
         otaQueryInterval = c.softwareVersion == nil ? nil : c.otaQueryInterval
+        otaMinimumDownload = c.otaMinimumDownload ?? .zero
         sleepGate = c.icd?.mode == .lit ? SleepGate(clock: clock, thresholdMilliseconds: c.icd!.thresholdMilliseconds) : nil
         manager = ExchangeManager(transport: sleepGate.map { SleepyTransport(inner: transport, gate: $0) } ?? transport, clock: clock)
         core = DeviceCore(configuration: c, credentials: credentials, basicWindow: basic, store: store, state: state, clock: clock)
@@ -282,7 +284,8 @@ public actor VirtualDevice {
             otaAnnounced: { [weak self] provider, endpoint, fabric, session in
                 guard let self else { return }
                 await OTAUpdate(manager: self.manager, core: core, session: .secure(localSessionID: session), provider: provider,
-                                endpoint: endpoint, fabricIndex: fabric, log: { [weak self] in self?.log($0) }).run()
+                                endpoint: endpoint, fabricIndex: fabric, minimumDownload: self.otaMinimumDownload,
+                                log: { [weak self] in self?.log($0) }).run()
             }))
         await manager.start()
         await core.start()

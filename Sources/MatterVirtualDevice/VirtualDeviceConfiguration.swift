@@ -78,6 +78,9 @@ public struct VirtualDeviceConfiguration: Sendable {
     /// With `softwareVersion`: every this many seconds, ask the provider in DefaultOTAProviders
     /// (nil: only when an AnnounceOTAProvider says so).
     public var otaQueryInterval: UInt32?
+    /// With `softwareVersion`: a download takes at least this long, as over a slow radio (so that
+    /// a client sees its progress even for a small image); nil, as fast as the network goes.
+    public var otaMinimumDownload: Duration?
     /// An intermittently connected device (ICD Management on the root node): nil, an always-on one.
     public var icd: ICDConfiguration?
     /// A bridge's bridged lights (`--kind bridge --endpoints N`), at most ``maxBridgedLights``.

@@ -22,29 +22,49 @@ struct OTACommand: ParsableCommand {
                 ("maxApplicableVersion", JSON.from(h.maxApplicableVersion))]
     }
 
-    /// `matterctl ota add FILE`
+    /// `matterctl ota add FILE|FOLDER...`
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             name: "add",
-            abstract: "Offer an OTA image to the hub's devices",
+            abstract: "Offer OTA images to the hub's devices",
             discussion: """
-                Checks the image as `ota inspect` does and copies it into the state directory's ota/ folder \
-                (owner-only), named VVVV-PPPP-VERSION.ota. The hub's OTA Provider offers the newest image that \
-                applies to a device that asks (QueryImage) and serves it over BDX; a running hub sees it at once.
+                Checks each image as `ota inspect` does and copies it into the state directory's ota/ folder \
+                (owner-only), named VVVV-PPPP-VERSION.ota. A folder adds every .ota file in it (an offline \
+                home's firmware folder, as python-matter-server's --ota-provider-dir has it). The hub's OTA \
+                Provider offers the newest image that applies to a device that asks (QueryImage) and serves it \
+                over BDX; a running hub sees it at once. An image that fails its check is named with the reason \
+                and the others are still added (exit 1).
                 """,
             usesHubState: true,
-            arguments: [ArgumentDeclaration("file", help: "the .ota file")],
-            options: [.flag("--json", help: "machine-readable output on stdout")])
+            arguments: [ArgumentDeclaration("path", help: "an .ota file, or a folder of them", arity: .oneOrMore)],
+            options: [.flag("--json", help: "machine-readable output on stdout, one object per image")])
 
         static func run(_ args: ParsedArguments) async throws -> Int32 {
-            let image: OTAImageStore.Image
-            do { image = try OTACommand.store(args).add(path: args.positional[0]) } catch {
-                throw CommandFailure("\(args.positional[0]): \(error.message) [\(error.kind.rawValue)]")
+            let store = OTACommand.store(args)
+            var files: [String] = []
+            for path in args.positional {
+                guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file or folder") }
+                // A folder lists; a file does not.
+                guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { files.append(path); continue }
+                let images = names.filter { $0.hasSuffix(".ota") }.sorted().map { path + "/" + $0 }
+                if images.isEmpty { Output.err("\(path): no .ota files in this folder") }
+                files += images
             }
-            if args.flag("--json") { Output.out(JSON.object(OTACommand.describe(image)).text) } else {
-                Output.out("added \(image.name): version \(image.header.softwareVersion) (\(image.header.softwareVersionString))")
+            var failed = 0
+            for file in files {
+                do {
+                    let image = try store.add(path: file)
+                    if args.flag("--json") { Output.out(JSON.object(OTACommand.describe(image)).text) } else {
+                        Output.out("added \(image.name): version \(image.header.softwareVersion) (\(image.header.softwareVersionString))")
+                    }
+                } catch {
+                    let why = "\(file): \(error.message) [\(error.kind.rawValue)]"
+                    if files.count == 1 { throw CommandFailure(why) }
+                    failed += 1
+                    Output.err("error: \(why)")
+                }
             }
-            return 0
+            return failed == 0 && !files.isEmpty ? 0 : 1
         }
     }
 

@@ -51,6 +51,8 @@ struct VirtualDeviceCommand: ParsableCommand {
                    + "into the new version"),
             .value("--ota-query-interval", "S", help: "with --software-version: every S seconds, ask the provider an administrator "
                    + "wrote in DefaultOTAProviders for an update (as a requestor does by itself, the SDK's once a day)"),
+            .value("--ota-download-ms", "MS", help: "with --software-version: a download takes at least MS milliseconds, as over a "
+                   + "slow radio (a client then sees its progress even for a small image)"),
             .value("--icd", "MODE", help: "an intermittently connected device with the ICD Management cluster: sit (Check-In "
                    + "Protocol, always reachable) or lit (long idle time: once a client registers, it sleeps --icd-idle seconds "
                    + "between wakes, answering nothing, and sends each registered client without a subscription a Check-In when it wakes)"),
@@ -110,6 +112,10 @@ struct VirtualDeviceCommand: ParsableCommand {
             guard c.softwareVersion != nil else { throw UsageError("--ota-query-interval needs --software-version (an OTA requestor)") }
             guard s > 0 else { throw UsageError("--ota-query-interval is at least 1 second") }
             c.otaQueryInterval = s
+        }
+        if let ms = try args.integer("--ota-download-ms", as: UInt32.self) {
+            guard c.softwareVersion != nil else { throw UsageError("--ota-download-ms needs --software-version (an OTA requestor)") }
+            c.otaMinimumDownload = .milliseconds(ms)
         }
         if let m = args.value("--icd") {
             guard let mode = ICDConfiguration.Mode(rawValue: m) else { throw UsageError("--icd is sit or lit") }

@@ -35,7 +35,9 @@ struct HubOTALabTests {
                                                    "--ota-dcl", "https://localhost:\(port)", "--ota-dcl-ca", dcl + "/ca.pem"])
         defer { hub.kill9() }
         try #require(await hub.waitForLine(timeout: 30) { $0.contains("hub: ready ws://127.0.0.1:5594/ws") } != nil, "\(hub.text)")
-        let light = try await HubClientCLITests.startDevice(lab, discriminator: 3406, port: 5706, options: ["--software-version", "1"])
+        // Its downloads take at least 1.5 s (a slow radio), so the client sees progress even for the small image.
+        let light = try await HubClientCLITests.startDevice(lab, discriminator: 3406, port: 5706,
+                                                            options: ["--software-version", "1", "--ota-download-ms", "1500"])
         defer { light.process.kill9() }
         let faulty = try await HubClientCLITests.startDevice(lab, discriminator: 3407, port: 5707, faults: ["ota-refuse-image"],
                                                              options: ["--software-version", "1"])

@@ -57,4 +57,32 @@ import TestSupport
             "--version-string", String(repeating: "9", count: 65)])
         #expect(bad.status == 1 && bad.stderr.contains("1 to 64"), "\(bad.stderr)")
     }
+
+    /// `ota add FOLDER`: an offline home's firmware folder; every sound image is added, a damaged
+    /// one and a sha-512 one named with their reasons (exit 1), other files left alone.
+    @Test func aFolderOfImagesIsAddedAndTheDamagedOneNamed() throws {
+        let folder = NSTemporaryDirectory() + "matterctl-ota-folder-\(UUID().uuidString)"
+        let state = NSTemporaryDirectory() + "matterctl-ota-state-\(UUID().uuidString)"
+        defer { for p in [folder, state] { try? FileManager.default.removeItem(atPath: p) } }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for (id, name) in [("sdk-sha256-fff1-8000-v2", "a.ota"), ("sdk-sha512-fff1-8001-v10", "b.ota")] {
+            try FileManager.default.moveItem(atPath: try image(id), toPath: folder + "/" + name)
+        }
+        try FileManager.default.moveItem(atPath: try image("sdk-sha256-fff1-8000-v2") { $0[$0.count - 1] ^= 0xFF }, toPath: folder + "/c.ota")
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: folder + "/README.txt"))
+        try Data(repeating: 0x5A, count: 5000).write(to: URL(fileURLWithPath: folder + "/payload.bin"))
+        let made = try ProcessRunner.run(ProcessRunner.matterctl, ["ota", "make", folder + "/payload.bin", folder + "/d.ota", "--vendor-id",
+                                                                   "0xFFF1", "--product-id", "0x8000", "--version", "3", "--version-string", "3.0.0"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let r = try ProcessRunner.run(ProcessRunner.matterctl, ["--state", state, "ota", "add", folder, "--json"])
+        #expect(r.status == 1, "\(r.stderr)")
+        let added = r.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(added.compactMap { $0["softwareVersion"] as? Int }.sorted() == [2, 3], "\(r.stdout)")
+        #expect(r.stderr.contains("c.ota") && r.stderr.contains("digest-mismatch") && r.stderr.contains("b.ota")
+                    && r.stderr.contains("unsupported-digest") && !r.stderr.contains("README"), "\(r.stderr)")
+        let list = try ProcessRunner.run(ProcessRunner.matterctl, ["--state", state, "ota", "list", "--json"])
+        #expect(list.status == 0 && list.stdout.split(separator: "\n").count == 2, "\(list.stdout)")
+        let empty = try ProcessRunner.run(ProcessRunner.matterctl, ["--state", state, "ota", "add", state + "/nothing-here"])
+        #expect(empty.status == 1 && empty.stderr.contains("no such file or folder"), "\(empty.stderr)")
+    }
 }
