@@ -156,6 +156,10 @@ public final class HubStore: Sendable {
         if try withDatabase({ db throws(StoreError) in db.isReadOnly }) { throw .readOnly(path: databasePath) }
     }
 
+    /// What SQLite holds in this process (kB): its page caches fill up to their bound as the
+    /// store is read, which a memory curve has to tell from a leak.
+    public static var sqliteMemoryKB: Int { Int(SQLiteDatabase.memoryInUse / 1024) }
+
     /// Runs SQLite's `PRAGMA integrity_check` and `foreign_key_check`; returns the problems
     /// found (empty when the database is sound).
     public func integrityProblems() throws(StoreError) -> [String] {

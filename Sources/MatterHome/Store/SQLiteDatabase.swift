@@ -17,6 +17,9 @@ enum SQLiteValue: Sendable, Hashable {
 /// traps. A connection is used by one thread at a time: `HubStore` serialises access with its
 /// mutex, which is why the class can be `@unchecked Sendable`.
 final class SQLiteDatabase: @unchecked Sendable {
+    /// What SQLite holds in the process now (page caches, statements, schemas), in bytes.
+    static var memoryInUse: Int64 { sqlite3_memory_used() }
+
     private let handle: OpaquePointer
 
     struct OpenFlags: OptionSet, Sendable {

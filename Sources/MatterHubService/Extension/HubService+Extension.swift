@@ -143,7 +143,8 @@ extension HubService: HubExtensionBackend {
                          available: available, uptimeSeconds: (ContinuousClock.now - extensionState.started).milliseconds / 1000,
                          connections: details.connections(), messaging: messaging,
                          memory: HubMemoryStatus(residentKB: memory.residentKB, residentAnonymousKB: memory.residentAnonymousKB,
-                                                 heapInUseKB: memory.heapInUseKB, heapFreeKB: memory.heapFreeKB))
+                                                 heapInUseKB: memory.heapInUseKB, heapFreeKB: memory.heapFreeKB,
+                                                 sqliteKB: HubStore.sqliteMemoryKB))
     }
 
     /// The structure with `id`, or the first one.

@@ -68,6 +68,7 @@ public final class HubServer: Sendable {
     public let dashboard: DashboardFiles
     private let lock: HubLock
     private let advertisesNode: Bool
+    private let heapTrimmer = HeapTrimmer()
 
     /// Takes the state directory's lock, opens the hub and binds the API (nothing is served
     /// until `start`).
@@ -116,10 +117,12 @@ public final class HubServer: Sendable {
         api.start()
         let api = self.api
         service.setServerDetails(addresses: urls, connections: { api.connectionCounts.open })
+        heapTrimmer.start(log: log)
     }
 
     /// Ends subscriptions, closes sessions and connections (clients hear `server_shutdown`).
     public func stop() async {
+        heapTrimmer.stop()
         await api.stop()
         await service.stop()
         lock.release()

@@ -352,23 +352,32 @@ public struct HubMemoryStatus: Hashable, Sendable {
     public var residentAnonymousKB: Int
     public var heapInUseKB: Int
     public var heapFreeKB: Int
+    /// Of the heap in use, what SQLite holds (its page caches, bounded; nil from an older hub).
+    public var sqliteKB: Int?
 
-    public init(residentKB: Int, residentAnonymousKB: Int, heapInUseKB: Int, heapFreeKB: Int) {
+    public init(residentKB: Int, residentAnonymousKB: Int, heapInUseKB: Int, heapFreeKB: Int, sqliteKB: Int? = nil) {
         self.residentKB = residentKB
         self.residentAnonymousKB = residentAnonymousKB
         self.heapInUseKB = heapInUseKB
         self.heapFreeKB = heapFreeKB
+        self.sqliteKB = sqliteKB
     }
 
     public var json: JSONValue {
-        .object(["resident_kb": .integer(residentKB), "resident_anonymous_kb": .integer(residentAnonymousKB),
-                 "heap_in_use_kb": .integer(heapInUseKB), "heap_free_kb": .integer(heapFreeKB)])
+        var o = JSONObject()
+        o.append("resident_kb", .integer(residentKB))
+        o.append("resident_anonymous_kb", .integer(residentAnonymousKB))
+        o.append("heap_in_use_kb", .integer(heapInUseKB))
+        o.append("heap_free_kb", .integer(heapFreeKB))
+        if let sqliteKB { o.append("sqlite_kb", .integer(sqliteKB)) }
+        return .object(o)
     }
 
     public init(json: JSONValue) throws(APIError) {
         let r = try ObjectReader(json, context: "hub memory status")
         self.init(residentKB: try r.required("resident_kb"), residentAnonymousKB: try r.required("resident_anonymous_kb"),
-                  heapInUseKB: try r.required("heap_in_use_kb"), heapFreeKB: try r.required("heap_free_kb"))
+                  heapInUseKB: try r.required("heap_in_use_kb"), heapFreeKB: try r.required("heap_free_kb"),
+                  sqliteKB: try r.optional("sqlite_kb"))
     }
 }
 
