@@ -17,13 +17,9 @@ struct HubServeLabTests {
     @Test(arguments: ["ohf-client", "ohf-client-mpc"])
     func realClientCommissionsAndControlsCircuitMatterThroughTheHub(venv: String) async throws {
         let lab = try Lab.shared()
-        let python = Lab.repositoryRoot.appendingPathComponent(".peers/\(venv)/bin/python").path
-        // scripts/peers makes matter-python-client's venv only where a Python 3.12 exists (a stock
-        // Debian 12 has 3.11); python-matter-server 8.1.2's is always there.
-        if venv != "ohf-client", !FileManager.default.isExecutableFile(atPath: python) {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        // python-matter-server 8.1.2's venv is always there; matter-python-client's where Python 3.12 is.
+        if venv != "ohf-client", Lab.matterPythonClient() == nil { return }
+        let python = Lab.peerPython(venv)
         try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/peers (scripts/test does)")
         let device = try await CircuitMatterPASETests.startDevice(lab, on: Self.deviceHost, discriminator: Self.discriminator)
         defer { device.process.kill9() }

@@ -16,12 +16,7 @@ struct ICDLabTests {
 
     @Test func aLITLightFromTheCLIChecksInWithTheHubItFindsByDNSSD() async throws {
         let lab = try Lab.shared()
-        let python = Lab.repositoryRoot.appendingPathComponent(".peers/ohf-client-mpc/bin/python").path
-        // scripts/peers makes this venv only where a Python 3.12 exists (a stock Debian 12 has 3.11).
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        guard let python = Lab.matterPythonClient() else { return }
         let run = UInt32.random(in: 0...UInt32.max)
         let device = try lab.spawn(on: Self.deviceHost, [Lab.matterctl, "virtual-device", "--state", "\(lab.directory)/icd-vd-\(run)",
                                                          "--passcode", "20202021", "--discriminator", "3030", "--port", "5630",

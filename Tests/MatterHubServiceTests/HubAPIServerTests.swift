@@ -197,11 +197,7 @@ import TestSupport
 
     func runRealClient(venv: String, token: String? = nil) async throws {
         let root = Lab.repositoryRoot
-        let python = root.appendingPathComponent(".peers/\(venv)/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        guard let python = Lab.installedPeerPython(venv) else { return }
         try await withServer(token: token) { server, backend, port in
             let script = root.appendingPathComponent("scripts/ws-client-check.py").path
             var environment = ProcessInfo.processInfo.environment

@@ -141,11 +141,7 @@ import TestSupport
     /// matter-python-client 1.6.1 calls every ICD command against the hub (each answer parsed
     /// into its IcdStateData) and sends a command while the device sleeps (scripts/icd-check.py).
     @Test func matterPythonClient161DrivesASleepyDevice() async throws {
-        let python = Lab.repositoryRoot.appendingPathComponent(".peers/ohf-client-mpc/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        guard let python = Lab.matterPythonClient() else { return }
         let lab = try await Self.lab(discriminator: 435, commission: false, log: { print($0) })
         let url = try #require(lab.server.urls.first { $0.hasPrefix("ws://") })
         let script = Lab.repositoryRoot.appendingPathComponent("scripts/icd-check.py").path

@@ -258,11 +258,7 @@ import TestSupport
     /// The same through matter-python-client 1.6.1's own write_atomic_attribute, with the CHIP
     /// SDK's PresetStruct objects as the value (scripts/atomic-write-check.py).
     @Test func matterPythonClientWritesPresetsAtomically() async throws {
-        let python = Lab.repositoryRoot.appendingPathComponent(".peers/ohf-client-mpc/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it)")
-            return
-        }
+        guard let python = Lab.matterPythonClient() else { return }
         let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(discriminator: 1407, port: 0, kind: .thermostat,
                                                                                        advertises: false))
         await device.start()

@@ -27,11 +27,7 @@ import MatterTLV
     /// switches it on for its node, and opens a subscription of its own on the way).
     func run(venv: String, discriminator: UInt16, autoSubscription: Bool = true) async throws {
         let root = Lab.repositoryRoot
-        let python = root.appendingPathComponent(".peers/\(venv)/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        guard let python = Lab.installedPeerPython(venv) else { return }
         let device = try await VirtualDevice(configuration: VirtualDeviceConfiguration(
             passcode: 20_202_021, discriminator: discriminator, port: 0, advertises: false))
         await device.start()

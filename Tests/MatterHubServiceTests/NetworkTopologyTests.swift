@@ -23,11 +23,7 @@ import MatterTLV
 
     @Test func threadMeshAndWiFiStarReachMatterPythonClient() async throws {
         let root = Lab.repositoryRoot
-        let python = root.appendingPathComponent(".peers/ohf-client-mpc/bin/python").path
-        guard FileManager.default.isExecutableFile(atPath: python) else {
-            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
-            return
-        }
+        guard let python = Lab.matterPythonClient() else { return }
         let (da, db, dc) = (Self.discriminators[0], Self.discriminators[1], Self.discriminators[2])
         var radioA = RadioDiagnostics.defaults(discriminator: da)
         radioA.threadNeighbors = [.init(extendedAddress: Self.address(db), lqi: 3, averageRSSI: -58),

@@ -39,6 +39,26 @@ public final class Lab: Sendable {
     }()
 
     /// `scripts/lab`.
+    /// A peer's Python: scripts/peers makes each peer's venv under `.peers/`.
+    public static func peerPython(_ venv: String) -> String {
+        repositoryRoot.appendingPathComponent(".peers/\(venv)/bin/python").path
+    }
+
+    /// A peer's Python, or nil (said) where its venv is missing: scripts/peers makes
+    /// matter-python-client's (`ohf-client-mpc`) only where a Python 3.12 exists (a stock Debian 12
+    /// has 3.11), and the suites that need it skip there.
+    public static func installedPeerPython(_ venv: String) -> String? {
+        let python = peerPython(venv)
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            print("skipped: \(python) is missing (scripts/peers installs it; matter-python-client needs Python 3.12)")
+            return nil
+        }
+        return python
+    }
+
+    /// matter-python-client 1.6.1's Python (see ``installedPeerPython(_:)``).
+    public static func matterPythonClient() -> String? { installedPeerPython("ohf-client-mpc") }
+
     public static var script: String { repositoryRoot.appendingPathComponent("scripts/lab").path }
 
     /// The matterctl built with the tests.
