@@ -19,11 +19,11 @@ extension DeviceCore {
         case .accessControl: return accessControl
         case .onOff: return OnOffServer(on: shape.isBridgedLight(endpoint) ? bridgedOn[endpoint] ?? false : state.onOff)
         case .levelControl: return state.level
-        case .thermostat: return thermostat.map { ThermostatServer(state: $0, now: clock.now()) }
+        case .thermostat: return thermostatServer
         case .bridgedDeviceBasicInformation:
             return bridgedBasicInformation(endpoint)
-        case .generalCommissioning: return GeneralCommissioningServer(breadcrumb: breadcrumb, regulatoryConfig: state.regulatoryConfig)
-        case .networkCommissioning: return NetworkCommissioningServer(network: network, radio: radio, interfaceEnabled: interfaceEnabled)
+        case .generalCommissioning: return generalCommissioning
+        case .networkCommissioning: return networkCommissioning
         case .generalDiagnostics:
             return GeneralDiagnosticsServer(networkInterface: networkInterface(), rebootCount: UInt16(clamping: state.bootCount),
                                             upTimeSeconds: (clock.now() &- startedAt) / 1000)
@@ -62,6 +62,16 @@ extension DeviceCore {
         BridgedDeviceBasicInformationServer(number: Int(endpoint.rawValue - DeviceShape.firstBridgedEndpoint.rawValue) + 1,
                                             bridgeSerial: state.serialNumber ?? "MH", label: bridgedLabels[endpoint])
     }
+
+    var generalCommissioning: GeneralCommissioningServer {
+        GeneralCommissioningServer(breadcrumb: breadcrumb, regulatoryConfig: state.regulatoryConfig)
+    }
+
+    var networkCommissioning: NetworkCommissioningServer {
+        NetworkCommissioningServer(network: network, radio: radio, interfaceEnabled: interfaceEnabled)
+    }
+
+    var thermostatServer: ThermostatServer? { thermostat.map { ThermostatServer(state: $0, now: clock.now()) } }
 
     var accessControl: AccessControlServer { AccessControlServer(entries: state.acl.map(\.entry)) }
 }

@@ -631,7 +631,7 @@ actor DeviceCore: InteractionDevice {
             try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             state.acl = s.entries.map { ACLRecord($0, fabricIndex: $0.fabricIndex ?? 0) }
         case .generalCommissioning:
-            var s = GeneralCommissioningServer(breadcrumb: breadcrumb, regulatoryConfig: state.regulatoryConfig)
+            var s = generalCommissioning
             try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             breadcrumb = s.breadcrumb
         case .bridgedDeviceBasicInformation:
@@ -639,13 +639,13 @@ actor DeviceCore: InteractionDevice {
             try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             bridgedLabels[path.endpoint] = s.label
         case .networkCommissioning:
-            var s = NetworkCommissioningServer(network: network, radio: radio, interfaceEnabled: interfaceEnabled)
+            var s = networkCommissioning
             try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             interfaceEnabled = s.interfaceEnabled
         case .levelControl where state.level != nil:
             try state.level!.write(path.attribute, value: value, listIndex: listIndex, context: c)
         case .thermostat where thermostat != nil:
-            var s = ThermostatServer(state: thermostat!, now: clock.now())
+            var s = thermostatServer!
             try s.write(path.attribute, value: value, listIndex: listIndex, context: c)
             thermostat = s.state
         case .otaSoftwareUpdateRequestor where configuredSoftwareVersion != nil:
